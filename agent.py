@@ -1,0 +1,150 @@
+"""deepseek-agent: a terminal coding agent for DeepSeek's Responses API.
+
+Entry point only: flags → mode (TUI, plain REPL, one-shot, prune). Everything else is in `core/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from core import __version__
+
+EPILOG = """\
+modes:
+  (default)        the full-screen TUI when run in a terminal, else the plain REPL
+  --plain          a line REPL: answers on stdout, activity on stderr
+  --one TASK       run one task and exit (the task may also be piped on stdin)
+  prune -- CMD     run CMD and print its pruned output (see `prune --help`)
+
+exit codes (--one): 0 done, 1 error, 2 bad usage or settings, 3 step limit reached, 130 interrupted
+
+settings come from the environment, then a .env file next to the program, then defaults;
+see .env.example for every key."""
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="deepseek-agent", description=__doc__.splitlines()[0] if __doc__ else "",
+                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"deepseek-agent {__version__}")
+    parser.add_argument("--plain", action="store_true", help="line-based REPL instead of the full-screen TUI")
+    parser.add_argument("--one", nargs="?", const="", default=None, metavar="TASK",
+                        help="run one task to completion and exit (TASK or stdin)")
+    parser.add_argument("--json", action="store_true", help="with --one: write every event as a JSON line")
+    parser.add_argument("--yes", action="store_true", help="approve destructive commands without asking")
+    parser.add_argument("--model", help="model name (overrides DEEPSEEK_MODEL)")
+    parser.add_argument("--cwd", type=Path, help="workspace folder (default: the current folder)")
+    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID",
+                        help="continue the latest session, or the one with this ID")
+    parser.add_argument("--sessions", action="store_true", help="list saved sessions and exit")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    from core.console import clean_text, setup_streams
+
+    setup_streams()
+    argv = [clean_text(arg) for arg in argv]
+    if argv[:1] == ["prune"]:
+        from core.prune.cli import main as prune_main
+
+        return prune_main(argv[1:])
+    args = parse_args(argv)
+    from core.config import ConfigError, load_settings
+
+    try:
+        settings = load_settings(overrides={"DEEPSEEK_MODEL": args.model} if args.model else None)
+        if args.sessions:
+            from core.session import format_sessions
+
+            print(format_sessions(settings))
+            return 0
+        settings.require_key()
+        workspace = _workspace(args.cwd)
+        if args.json and args.one is None:
+            raise ConfigError("--json works with --one only.")
+        if args.one is not None:
+            return _one(args, settings, workspace)
+        return _interactive(args, settings, workspace)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _workspace(cwd: Path | None) -> Path:
+    from core.config import ConfigError
+
+    folder = (cwd or Path.cwd()).expanduser()
+    if not folder.is_dir():
+        raise ConfigError(f"--cwd {folder} is not a folder.")
+    return folder.resolve()
+
+
+def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
+    from core.config import ConfigError
+    from core.session import SessionNotFound, open_session
+
+    try:
+        session = open_session(settings, emit, workspace, approve, resume=args.resume or None,
+                               resume_latest=args.resume == "")
+    except SessionNotFound as exc:
+        raise ConfigError(f"Cannot resume: {exc}.") from None
+    for notice in session.notices:
+        emit("notice", {"kind": "info", "message": notice})
+    return session
+
+
+def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
+    from core.config import ConfigError
+    from core.console import read_piped_stdin, stdin_is_interactive
+    from core.interrupts import InterruptHandler
+    from core.plain import JsonEmitter, PlainEmitter, make_approver, run_one
+    from core.secrets import Redactor
+
+    task = args.one
+    if not task and not stdin_is_interactive():
+        task = read_piped_stdin()
+    if not task.strip():
+        raise ConfigError("--one needs a task: give it as an argument or pipe it on stdin.")
+    redact = Redactor(settings.api_key)
+    emit = JsonEmitter(redact=redact) if args.json else PlainEmitter(
+        one_shot=True, color=sys.stderr.isatty(), redact=redact)
+    session = _open(args, settings, workspace, emit, make_approver(yes=args.yes, can_ask=False))
+    interrupts = InterruptHandler()
+    interrupts.install()
+    try:
+        return run_one(session, task.strip(), interrupts)
+    finally:
+        session.close()
+
+
+def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
+    from core.console import stdin_is_interactive
+    from core.interrupts import InterruptHandler
+    from core.plain import PlainEmitter, make_approver, run_repl
+    from core.secrets import Redactor
+
+    if not args.plain and stdin_is_interactive() and sys.stdout.isatty():
+        try:
+            import tui
+
+            reason = tui.unavailable_reason()
+        except ImportError as exc:
+            reason = f"cannot import it: {exc}"
+        print(f"note: full-screen mode unavailable ({reason}); using plain mode.", file=sys.stderr)
+    redact = Redactor(settings.api_key)
+    emit = PlainEmitter(color=sys.stderr.isatty(), redact=redact)
+    session = _open(args, settings, workspace, emit,
+                    make_approver(yes=args.yes, can_ask=stdin_is_interactive()))
+    interrupts = InterruptHandler()
+    interrupts.install()
+    try:
+        return run_repl(session, interrupts)
+    finally:
+        session.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

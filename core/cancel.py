@@ -1,0 +1,55 @@
+"""A cancellation token shared by the front end, the HTTP stream and running tools.
+
+Esc in the TUI or Ctrl-C in plain mode calls `cancel()`. Whatever is blocking at that moment has
+registered a callback (close the HTTP response, kill the process tree), so the interrupt takes
+effect at once instead of at the next poll.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+
+class Cancel:
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
+        self.reason = ""
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def cancel(self, reason: str = "interrupted by the user") -> None:
+        with self._lock:
+            if self._event.is_set():
+                return
+            self.reason = reason
+            self._event.set()
+            callbacks = list(self._callbacks)
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # a failing cleanup must not hide the interrupt itself
+                pass
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`; True if cancelled meanwhile."""
+        return self._event.wait(seconds)
+
+    @contextmanager
+    def on_cancel(self, callback: Callable[[], None]) -> Iterator[None]:
+        """Run `callback` if cancellation happens while the block runs (or already happened)."""
+        with self._lock:
+            self._callbacks.append(callback)
+            already = self._event.is_set()
+        if already:
+            callback()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._callbacks.remove(callback)

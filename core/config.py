@@ -1,0 +1,204 @@
+"""Settings: the environment first, then a `.env` file next to the program, then defaults.
+
+The `.env` lives next to the frozen exe (`sys.executable`, not PyInstaller's temporary unpack
+folder) or next to `agent.py` when run from source, so a double-clicked exe finds it whatever the
+working folder is. The API key is read at run time only: it is never baked into the exe, never
+copied into `os.environ` (children must not inherit it), and never printed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+API_KEY = "DEEPSEEK_API_KEY"
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed; the message is one sentence meant for the user."""
+
+
+def app_dir() -> Path:
+    """The folder the program lives in: the exe's folder when frozen, else the source checkout."""
+    if getattr(sys, "frozen", False):
+        return Path(sys.executable).resolve().parent
+    return Path(__file__).resolve().parent.parent
+
+
+def parse_dotenv(text: str) -> dict[str, str]:
+    """Parse `.env` text: comments, `export ` prefixes, single/double quotes, a BOM and CRLF.
+
+    Malformed lines are skipped rather than fatal: one typo must not lock the user out.
+    """
+    values: dict[str, str] = {}
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export "):
+            line = line[len("export "):].lstrip()
+        name, sep, value = line.partition("=")
+        name = name.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
+            continue
+        values[name] = _dotenv_value(value.strip())
+    return values
+
+
+def _dotenv_value(value: str) -> str:
+    if value[:1] in ("'", '"'):
+        quote = value[0]
+        end = value.find(quote, 1)
+        while quote == '"' and end > 0 and value[end - 1] == "\\":
+            end = value.find(quote, end + 1)
+        if end > 0:
+            inner = value[1:end]
+            if quote == '"':
+                inner = (inner.replace("\\n", "\n").replace("\\t", "\t")
+                         .replace('\\"', '"').replace("\\\\", "\\"))
+            return inner
+        return value[1:]
+    # Unquoted: an inline comment starts at " #".
+    hash_at = value.find(" #")
+    return (value[:hash_at] if hash_at >= 0 else value).strip()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting the agent reads. Build with `load_settings()`."""
+
+    api_key: str | None = field(default=None, repr=False)
+    api_key_source: str = ""
+    base_url: str = "https://api.deepseek.com"
+    model: str = "deepseek-v4-flash"
+    context_window: int = 1_000_000
+    max_output_tokens: int = 32_768
+    reasoning_effort: str = "high"
+    max_steps: int = 100
+    shell_timeout: float = 300.0
+    max_retries: int = 4
+    retry_base_delay: float = 1.0
+    connect_timeout: float = 15.0
+    idle_timeout: float = 300.0
+    sessions_dir: str = ""
+    env_file: Path = field(default_factory=lambda: app_dir() / ".env")
+    extra: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def responses_url(self) -> str:
+        return self.base_url.rstrip("/") + "/responses"
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        """A raw value from the environment or `.env`, for settings owned by other modules."""
+        return self.extra.get(name, default)
+
+    def require_key(self) -> str:
+        """The API key, or a ConfigError naming where it is looked for. Loopback servers need none."""
+        if self.api_key:
+            return self.api_key
+        if is_loopback(self.base_url):
+            return ""
+        raise ConfigError(
+            f"No API key found: set {API_KEY} in the environment or in {self.env_file} "
+            f"(copy .env.example there and fill it in)."
+        )
+
+
+# The `.env` / environment name of every plain setting; type and default come from `Settings`.
+ENV_NAMES: dict[str, str] = {
+    "base_url": "DEEPSEEK_BASE_URL",
+    "model": "DEEPSEEK_MODEL",
+    "context_window": "DEEPSEEK_CONTEXT_WINDOW",
+    "max_output_tokens": "DEEPSEEK_MAX_OUTPUT_TOKENS",
+    "reasoning_effort": "DEEPSEEK_REASONING_EFFORT",
+    "max_steps": "AGENT_MAX_STEPS",
+    "shell_timeout": "AGENT_SHELL_TIMEOUT",
+    "max_retries": "AGENT_MAX_RETRIES",
+    "retry_base_delay": "AGENT_RETRY_BASE_DELAY",
+    "connect_timeout": "AGENT_CONNECT_TIMEOUT",
+    "idle_timeout": "AGENT_IDLE_TIMEOUT",
+    "sessions_dir": "AGENT_SESSIONS_DIR",
+}
+
+
+def is_loopback(url: str) -> bool:
+    """True for a server on this machine (a local model needs no key and no proxy)."""
+    host = urlparse(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None,
+    env_file: Path | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> Settings:
+    """Resolve every setting: overrides (command-line flags), environment, `.env`, defaults."""
+    environ = os.environ if environ is None else environ
+    env_file = env_file or app_dir() / ".env"
+    file_values: dict[str, str] = {}
+    if env_file.is_file():
+        try:
+            file_values = parse_dotenv(env_file.read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            raise ConfigError(f"Cannot read {env_file}: {exc.strerror or exc}.") from exc
+
+    def lookup(name: str) -> tuple[str | None, str]:
+        if overrides and overrides.get(name):
+            return overrides[name], "the command line"
+        if environ.get(name):
+            return environ[name], "the environment"
+        if file_values.get(name):
+            return file_values[name], str(env_file)
+        return None, ""
+
+    defaults = Settings.__dataclass_fields__
+    values: dict[str, Any] = {}
+    for attr, name in ENV_NAMES.items():
+        raw, source = lookup(name)
+        if raw is not None:
+            values[attr] = _convert(name, type(defaults[attr].default), raw.strip(), source)
+    key_value, key_source = lookup(API_KEY)
+    if key_source == "the environment":
+        key_source = f"the environment variable {API_KEY}"
+    merged = {**file_values, **{k: v for k, v in environ.items() if v}, **(overrides or {})}
+    settings = Settings(api_key=key_value or None, api_key_source=key_source, env_file=env_file,
+                        extra=merged, **values)
+    _validate(settings)
+    return settings
+
+
+def _convert(name: str, kind: type, raw: str, source: str) -> Any:
+    try:
+        return int(raw.replace("_", "")) if kind is int else kind(raw)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise ConfigError(f"{name} must be {what}, got {raw!r} (from {source}).") from None
+
+
+def _validate(s: Settings) -> None:
+    if not urlparse(s.base_url).scheme.startswith("http"):
+        raise ConfigError(f"DEEPSEEK_BASE_URL must start with http:// or https://, got {s.base_url!r}.")
+    for name, value in (("DEEPSEEK_CONTEXT_WINDOW", s.context_window),
+                        ("DEEPSEEK_MAX_OUTPUT_TOKENS", s.max_output_tokens),
+                        ("AGENT_MAX_STEPS", s.max_steps)):
+        if value <= 0:
+            raise ConfigError(f"{name} must be greater than 0, got {value}.")
+    if s.max_output_tokens >= s.context_window:
+        raise ConfigError("DEEPSEEK_MAX_OUTPUT_TOKENS must be smaller than DEEPSEEK_CONTEXT_WINDOW.")
+    if s.shell_timeout <= 0 or s.idle_timeout <= 0 or s.connect_timeout <= 0:
+        raise ConfigError("AGENT_SHELL_TIMEOUT, AGENT_CONNECT_TIMEOUT and AGENT_IDLE_TIMEOUT must be positive.")
+    if s.max_retries < 0 or s.retry_base_delay < 0:
+        raise ConfigError("AGENT_MAX_RETRIES and AGENT_RETRY_BASE_DELAY must not be negative.")

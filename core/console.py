@@ -1,0 +1,81 @@
+"""UTF-8 everywhere: console streams, piped stdin, and command-line arguments.
+
+Windows pipes default to the ANSI code page (cp1252), which turns Chinese into mojibake both ways;
+POSIX turns undecodable argv/stdin bytes into lone surrogates, which `json.dumps` then refuses to
+encode for the request. Everything that enters is therefore decoded as UTF-8 with replacement,
+and everything that leaves is written as UTF-8.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+
+def setup_streams() -> None:
+    """Make stdout/stderr UTF-8 with replacement; enable ANSI colours on Windows consoles."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            try:
+                stream.reconfigure(encoding="utf-8", errors="replace")
+            except (ValueError, OSError):
+                pass
+    if sys.platform == "win32":
+        _enable_windows_vt()
+
+
+def _enable_windows_vt() -> None:
+    """Turn on VT processing so ANSI sequences render instead of printing as garbage."""
+    try:
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        for handle_id in (-11, -12):  # STD_OUTPUT_HANDLE, STD_ERROR_HANDLE
+            handle = kernel32.GetStdHandle(handle_id)
+            mode = ctypes.c_uint32()
+            if kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+                kernel32.SetConsoleMode(handle, mode.value | 0x0004)  # ENABLE_VIRTUAL_TERMINAL_PROCESSING
+    except (AttributeError, OSError):
+        pass
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates (undecodable bytes smuggled in by the OS) with U+FFFD."""
+    try:  # bytes the OS smuggled in as U+DC80..U+DCFF come back as themselves, then get replaced
+        return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace")
+
+
+def read_piped_stdin() -> str:
+    """All of stdin as text: bytes decoded as UTF-8 with replacement (a BOM is dropped)."""
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    return data.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def stdin_is_interactive() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def read_line(prompt: str = "") -> str | None:
+    """One line from the user; None at end of input. Piped lines are decoded as UTF-8."""
+    if prompt:
+        sys.stderr.write(prompt)
+        sys.stderr.flush()
+    if stdin_is_interactive():
+        try:
+            return clean_text(input())
+        except EOFError:
+            return None
+    raw = sys.stdin.buffer.readline()
+    if not raw:
+        return None
+    return raw.decode("utf-8", errors="replace").rstrip("\r\n").lstrip("\ufeff")
+
+
+def no_color() -> bool:
+    return bool(os.environ.get("NO_COLOR")) or not sys.stderr.isatty()

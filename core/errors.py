@@ -1,0 +1,107 @@
+"""Provider errors, classified once so every layer agrees on what is retryable and what it means."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# HTTP statuses worth another try (the OpenAI SDK's policy: 408, 409, 429 and 5xx).
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+# Error codes inside a stream that a new attempt may cure.
+RETRYABLE_CODES = frozenset({"server_error", "rate_limit_exceeded", "service_unavailable_error",
+                             "server_is_overloaded", "slow_down", "internal_error"})
+
+
+class ApiError(Exception):
+    """A request or stream failed. `kind` names the cause for the UI and the exit code.
+
+    kinds: auth, balance, rate_limit, server, invalid_request, context_overflow, network,
+    stream (a broken or malformed stream), incomplete, aborted.
+    """
+
+    def __init__(self, message: str, *, kind: str, status: int | None = None, code: str | None = None,
+                 type: str | None = None, retryable: bool = False, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.status = status
+        self.code = code
+        self.type = type
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+def error_fields(payload: Any) -> tuple[str, str | None, str | None]:
+    """(message, code, type) from any of the error shapes servers send.
+
+    Handles the envelope `{"error": {...}}`, the flat `error` event `{code, message, param}`,
+    `response.failed`'s `response.error`, and a bare string.
+    """
+    if isinstance(payload, dict):
+        inner = payload.get("error")
+        if isinstance(inner, dict):
+            payload = inner
+        elif isinstance(inner, str) and not payload.get("message"):
+            return inner, None, None
+        message = payload.get("message") or payload.get("detail") or ""
+        code = payload.get("code")
+        etype = payload.get("type") if payload.get("type") != "error" else None
+        return str(message), (str(code) if code is not None else None), (str(etype) if etype else None)
+    if isinstance(payload, str):
+        return payload, None, None
+    return "", None, None
+
+
+def is_context_overflow(code: str | None, etype: str | None, message: str) -> bool:
+    """True when a server says the request is longer than the model's window."""
+    text = message.lower()
+    return (code == "context_length_exceeded" or etype == "context_length_exceeded"
+            or "maximum context length" in text or ("context window" in text and "exceed" in text))
+
+
+def from_http(status: int, body: bytes, key_source: str = "") -> ApiError:
+    """Turn an HTTP error response into an ApiError with the provider's own message.
+
+    DeepSeek sends its JSON envelope as `application/octet-stream`, so the body is parsed as JSON
+    whatever the content type claims.
+    """
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        message, code, etype = error_fields(json.loads(text))
+    except ValueError:
+        message, code, etype = text[:500], None, None
+    message = message or f"HTTP {status}"
+    if status == 401:
+        where = f" (the key came from {key_source})" if key_source else ""
+        return ApiError(f"The API key was rejected{where}: {message}", kind="auth", status=status,
+                        code=code, type=etype)
+    if status == 402:
+        return ApiError(f"The account's balance is exhausted; top it up to continue: {message}",
+                        kind="balance", status=status, code=code, type=etype)
+    if status == 403:
+        return ApiError(f"Access denied (HTTP 403): {message}", kind="auth", status=status, code=code, type=etype)
+    if is_context_overflow(code, etype, message):
+        return ApiError(f"The request is too long for the model: {message}", kind="context_overflow",
+                        status=status, code=code, type=etype)
+    if status == 429:
+        return ApiError(f"Rate limited (HTTP 429): {message}", kind="rate_limit", status=status, code=code,
+                        type=etype, retryable=True)
+    if status >= 500 or status in RETRYABLE_STATUS:
+        return ApiError(f"Server error (HTTP {status}): {message}", kind="server", status=status, code=code,
+                        type=etype, retryable=True)
+    return ApiError(f"The server refused the request (HTTP {status}): {message}", kind="invalid_request",
+                    status=status, code=code, type=etype)
+
+
+def from_stream(payload: Any) -> ApiError:
+    """An `error` event or `response.failed` inside a 200 stream."""
+    message, code, etype = error_fields(payload)
+    message = message or "the server reported a failure without a message"
+    if is_context_overflow(code, etype, message):
+        return ApiError(f"The request is too long for the model: {message}", kind="context_overflow",
+                        code=code, type=etype)
+    if code in ("insufficient_quota",) or etype == "insufficient_quota":
+        return ApiError(f"The account's quota is exhausted: {message}", kind="balance", code=code, type=etype)
+    retryable = code in RETRYABLE_CODES or etype in RETRYABLE_CODES
+    return ApiError(f"The server failed the response: {message}", kind="server" if retryable else "invalid_request",
+                    code=code, type=etype, retryable=retryable)

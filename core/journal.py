@@ -1,0 +1,194 @@
+"""The session journal: an append-only JSONL file per session, fsynced record by record.
+
+It is the transcript exactly as it happened; context shaping never writes to it. Loading repairs
+what a crash can leave behind: a torn last line is skipped with a notice, and a function call
+whose output never arrived gets a synthetic output saying it was interrupted, so the next request
+is valid. Sessions live in the platform's user data folder, one folder per session, next to the
+session's raw output archives.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import secrets
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.items import FunctionCall, FunctionCallOutput, Item, UserMessage, item_from_record, to_record
+from core.secrets import Redactor
+
+JOURNAL_NAME = "journal.jsonl"
+FORMAT_VERSION = 1
+INTERRUPTED_OUTPUT = "[interrupted: this call was not completed (the agent stopped); run it again if needed]"
+
+
+def sessions_root(override: str | None = None) -> Path:
+    """`%APPDATA%\\deepseek-agent\\sessions` on Windows, the XDG state folder elsewhere."""
+    if override:
+        return Path(override).expanduser()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    else:
+        base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return base / "deepseek-agent" / "sessions"
+
+
+@dataclass
+class Loaded:
+    items: list[Item]
+    notices: list[str] = field(default_factory=list)
+    header: dict[str, Any] = field(default_factory=dict)
+    usage: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Journal:
+    """Appends records to `<folder>/journal.jsonl`; every record is on disk when `append` returns."""
+
+    def __init__(self, folder: Path, redact: Redactor | None = None) -> None:
+        self.folder = folder
+        self.path = folder / JOURNAL_NAME
+        self.id = folder.name
+        self._redact = redact or Redactor()
+        folder.mkdir(parents=True, exist_ok=True)
+        self._file = open(self.path, "ab")  # noqa: SIM115 - held open for the session's lifetime
+        if sys.platform != "win32":
+            os.chmod(self.path, 0o600)
+
+    @classmethod
+    def create(cls, root: Path, workspace: Path, model: str, redact: Redactor | None = None) -> Journal:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        journal = cls(root / f"{stamp}-{secrets.token_hex(2)}", redact)
+        journal.write({"kind": "session", "version": FORMAT_VERSION, "workspace": str(workspace),
+                       "model": model, "created": datetime.datetime.now().isoformat(timespec="seconds")})
+        return journal
+
+    def append(self, item: Item) -> None:
+        self.write(to_record(item))
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(self._redact.deep(record), ensure_ascii=False, separators=(",", ":")) + "\n"
+        self._file.write(line.encode("utf-8", errors="replace"))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+
+def load(folder: Path) -> Loaded:
+    """Read a session back, repairing what a crash may have left (see the module docstring)."""
+    path = folder / JOURNAL_NAME
+    loaded = Loaded(items=[])
+    raw_lines = path.read_bytes().split(b"\n")
+    last = len(raw_lines) - 1
+    for number, raw in enumerate(raw_lines):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw.decode("utf-8", errors="replace"))
+        except ValueError:
+            where = "its last line was cut off (the agent stopped while writing)" if number >= last - 1 \
+                else f"line {number + 1} is damaged"
+            loaded.notices.append(f"session {folder.name}: {where}; that record was skipped")
+            continue
+        kind = record.get("kind") if isinstance(record, dict) else None
+        if kind == "session":
+            loaded.header = record
+        elif kind == "usage":
+            loaded.usage.append(record)
+        else:
+            try:
+                loaded.items.append(item_from_record(record))
+            except (ValueError, TypeError) as exc:
+                loaded.notices.append(f"session {folder.name}: line {number + 1} skipped ({exc})")
+    loaded.items, repaired = repair(loaded.items)
+    if repaired:
+        loaded.notices.append(f"session {folder.name}: {repaired} interrupted tool call(s) were marked as such")
+    return loaded
+
+
+def repair(items: list[Item]) -> tuple[list[Item], int]:
+    """Give every call an output (synthetic when missing) and drop outputs without a call."""
+    answered = {item.call_id for item in items if isinstance(item, FunctionCallOutput)}
+    called = {item.call_id for item in items if isinstance(item, FunctionCall)}
+    result: list[Item] = []
+    missing: list[FunctionCall] = []
+    added = 0
+    for item in [*items, None]:
+        if missing and not isinstance(item, FunctionCall | FunctionCallOutput):
+            result += [_interrupted(call) for call in missing]
+            added += len(missing)
+            missing = []
+        if item is None or (isinstance(item, FunctionCallOutput) and item.call_id not in called):
+            continue
+        result.append(item)
+        if isinstance(item, FunctionCall) and item.call_id not in answered:
+            missing.append(item)
+    return result, added
+
+
+def _interrupted(call: FunctionCall) -> FunctionCallOutput:
+    return FunctionCallOutput(call_id=call.call_id, output=INTERRUPTED_OUTPUT,
+                              meta={"tool": call.name, "status": "interrupted"})
+
+
+@dataclass
+class SessionInfo:
+    id: str
+    folder: Path
+    created: str
+    first_prompt: str
+    size: int
+    workspace: str
+
+
+def list_sessions(root: Path) -> list[SessionInfo]:
+    """Every session under `root`, newest first."""
+    if not root.is_dir():
+        return []
+    infos = [info for folder in root.iterdir() if (info := _info(folder)) is not None]
+    return sorted(infos, key=lambda info: (info.created, info.id), reverse=True)
+
+
+def _info(folder: Path) -> SessionInfo | None:
+    path = folder / JOURNAL_NAME
+    if not path.is_file():
+        return None
+    header: dict[str, Any] = {}
+    first = ""
+    for record in _head_records(path, 200):
+        if record.get("kind") == "session":
+            header = record
+        elif record.get("kind") == UserMessage.kind:
+            first = str(record.get("text", ""))
+            break
+    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    return SessionInfo(id=folder.name, folder=folder, created=str(header.get("created", "")),
+                       first_prompt=" ".join(first.split()), size=size, workspace=str(header.get("workspace", "")))
+
+
+def _head_records(path: Path, limit: int) -> Iterator[dict[str, Any]]:
+    with path.open("rb") as handle:
+        for _, raw in zip(range(limit), handle, strict=False):
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+def find_session(root: Path, wanted: str | None) -> SessionInfo | None:
+    """The latest session, or the one whose id is (or starts with) `wanted`."""
+    sessions = list_sessions(root)
+    if not wanted:
+        return sessions[0] if sessions else None
+    exact = [s for s in sessions if s.id == wanted]
+    matches = exact or [s for s in sessions if s.id.startswith(wanted)]
+    return matches[0] if len(matches) == 1 else None

@@ -1,0 +1,240 @@
+"""The plain front ends: the line REPL (`--plain`), one-shot (`--one`) and JSON lines (`--one --json`).
+
+The answer goes to stdout; reasoning, tool activity, notices and errors go to stderr, so a script
+can pipe the answer without the chatter. The only `print`-like writes of the core live here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from core import __version__
+from core.cancel import Cancel
+from core.commands import run_command
+from core.console import read_line
+from core.interrupts import InterruptHandler
+from core.secrets import Redactor
+from core.session import Session
+from core.tools.base import Approve
+
+DIM, RED, YELLOW, CYAN, RESET = "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
+PREVIEW_LINES = 4
+
+
+def describe_call(name: str, arguments: Any) -> str:
+    """A one-line summary of a tool call for humans."""
+    if isinstance(arguments, dict):
+        for key in ("command", "path", "pattern", "id"):
+            if key in arguments:
+                value = " ".join(str(arguments[key]).split())
+                return f"{name} {value[:200]}"
+        return name
+    return f"{name} {str(arguments)[:200]}"
+
+
+class PlainEmitter:
+    """Renders emit events as text. `one_shot` holds the answer back until `done`."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, *, one_shot: bool = False,
+                 color: bool = False, redact: Redactor | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.one_shot = one_shot
+        self.color = color
+        self.redact = redact or Redactor()
+        self._in_reasoning = False
+        self._text_open = False
+        self._held_text: list[str] = []
+
+    def _style(self, text: str, code: str) -> str:
+        return f"{code}{text}{RESET}" if self.color else text
+
+    def _err(self, text: str, code: str = "", end: str = "\n") -> None:
+        text = self.redact(text)
+        self.err.write((self._style(text, code) if code else text) + end)
+        self.err.flush()
+
+    def _end_reasoning(self) -> None:
+        if self._in_reasoning:
+            self._err("")
+            self._in_reasoning = False
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        handler = getattr(self, "_on_" + event, None)
+        if handler is not None:
+            handler(data)
+
+    def _on_reasoning(self, data: dict[str, Any]) -> None:
+        if not self._in_reasoning:
+            self._err("thinking: ", DIM, end="")
+            self._in_reasoning = True
+        self._err(data.get("delta", ""), DIM, end="")
+
+    def _on_reasoning_done(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+
+    def _on_text(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+        if self.one_shot:
+            self._held_text.append(data.get("delta", ""))
+            return
+        self.out.write(self.redact(data.get("delta", "")))
+        self.out.flush()
+        self._text_open = True
+
+    def _on_text_done(self, data: dict[str, Any]) -> None:
+        if self._text_open:
+            self.out.write("\n")
+            self.out.flush()
+            self._text_open = False
+
+    def _on_tool_start(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+        if self._held_text:  # text before a tool call was commentary, not the answer
+            self._err("".join(self._held_text).strip())
+            self._held_text.clear()
+        self._err(f"→ {describe_call(data.get('name', '?'), data.get('arguments'))}", CYAN)
+
+    def _on_tool_output(self, data: dict[str, Any]) -> None:
+        if not self.one_shot:
+            for line in data.get("text", "").splitlines()[-PREVIEW_LINES:]:
+                self._err(f"  │ {line[:200]}", DIM)
+
+    def _on_tool(self, data: dict[str, Any]) -> None:
+        status = data.get("status", "ok")
+        first = (data.get("result") or "").strip().splitlines()[:1]
+        mark = "✓" if status == "ok" else "✗"
+        summary = f"  {mark} {status} ({data.get('duration', 0):.1f} s)" + (f": {first[0][:160]}" if first else "")
+        self._err(summary, DIM if status == "ok" else YELLOW)
+
+    def _on_usage(self, data: dict[str, Any]) -> None:
+        if self.one_shot:
+            return
+        self._err(f"  tokens: in {data.get('input_tokens', 0):,} (cached {data.get('cached_tokens', 0):,}), "
+                  f"out {data.get('output_tokens', 0):,}" + _context_part(data), DIM)
+
+    def _on_notice(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+        self._err(f"! {data.get('message', '')}", YELLOW)
+
+    def _on_error(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+        self._err(f"error: {data.get('message', '')}", RED)
+
+    def _on_aborted(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+        self._err(f"interrupted: {data.get('reason', '')}", YELLOW)
+
+    def _on_done(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+        if self.one_shot:
+            held = "".join(self._held_text)
+            self._held_text.clear()
+            text = data.get("text") or held
+            if text:
+                self.out.write(self.redact(text).rstrip("\n") + "\n")
+                self.out.flush()
+
+
+def _context_part(data: dict[str, Any]) -> str:
+    used, budget = data.get("context_tokens"), data.get("budget_tokens")
+    part = f"; context {used:,}/{budget:,}" if used and budget else ""
+    if data.get("session_cost_usd") is not None:
+        part += f"; session ${data['session_cost_usd']:.4f}"
+    return part
+
+
+class JsonEmitter:
+    """`--one --json`: every event as one JSON line on stdout."""
+
+    def __init__(self, out: TextIO | None = None, redact: Redactor | None = None) -> None:
+        self.out = out or sys.stdout
+        self.redact = redact or Redactor()
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        line = json.dumps({"event": event, **self.redact.deep(data)}, ensure_ascii=False)
+        self.out.write(line + "\n")
+        self.out.flush()
+
+
+
+# -- approval ---------------------------------------------------------------------------------
+def make_approver(*, yes: bool, can_ask: bool, err: TextIO | None = None) -> Approve:
+    """`--yes` approves everything; without a person to ask, everything risky is refused."""
+    if yes:
+        return lambda what, why: True
+    if not can_ask:
+        return lambda what, why: False
+    stream = err or sys.stderr
+
+    def ask(what: str, why: str) -> bool:
+        stream.write(f"\n? The agent wants to {what}\n  ({why}). Allow it? [y/N] ")
+        stream.flush()
+        try:
+            answer = read_line()
+        except KeyboardInterrupt:
+            return False
+        return (answer or "").strip().lower() in ("y", "yes")
+
+    return ask
+
+
+# -- the two modes ----------------------------------------------------------------------------
+EXIT_CODES = {"ok": 0, "error": 1, "step_limit": 3, "aborted": 130}
+
+
+def run_one(session: Session, task: str, interrupts: InterruptHandler) -> int:
+    """`--one`: run one task to completion; the exit code says how it ended."""
+    cancel = Cancel()
+    try:
+        with interrupts.running(cancel):
+            outcome = session.agent.run(task, cancel)
+    except KeyboardInterrupt:
+        return EXIT_CODES["aborted"]
+    return EXIT_CODES[outcome.status]
+
+
+def run_repl(session: Session, interrupts: InterruptHandler, err: TextIO | None = None) -> int:
+    """`--plain`: read a line, run it, repeat. Ctrl-C interrupts a turn; twice when idle exits."""
+    err = err or sys.stderr
+    agent = session.agent
+    err.write(f"deepseek-agent {__version__} · {agent.settings.model} · {agent.workspace.root}\n"
+              "Type a task, /help for commands; Ctrl-D or /exit to quit.\n")
+    err.flush()
+    armed = False
+    while True:
+        try:
+            line = read_line("› ")
+        except KeyboardInterrupt:
+            if armed:
+                err.write("\n")
+                return 0
+            err.write("\n(press Ctrl-C again to exit, or type /exit)\n")
+            err.flush()
+            armed = True
+            continue
+        armed = False
+        if line is None:
+            err.write("\n")
+            return 0
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("/"):
+            reply = run_command(line, session)
+            if reply.exit:
+                return 0
+            if reply.session is not None:
+                session = reply.session
+                agent = session.agent
+            err.write(reply.text + "\n")
+            err.flush()
+            continue
+        cancel = Cancel()
+        try:
+            with interrupts.running(cancel):
+                agent.run(line, cancel)
+        except KeyboardInterrupt:
+            err.write("\ninterrupted\n")

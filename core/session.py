@@ -1,0 +1,82 @@
+"""Opening a session: a new journal, or an old one resumed, wired to an Agent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.config import Settings
+from core.events import Emit
+from core.journal import Journal, find_session, list_sessions, load, sessions_root
+from core.loop import Agent
+from core.prune.archive import OutputArchive
+from core.secrets import Redactor
+from core.tools.base import Approve
+
+OUTPUTS_FOLDER = "outputs"
+
+
+class SessionNotFound(Exception):
+    pass
+
+
+@dataclass
+class Session:
+    agent: Agent
+    journal: Journal
+    notices: list[str] = field(default_factory=list)
+    resumed: bool = False
+
+    def close(self) -> None:
+        self.journal.close()
+        self.agent.client.close()
+
+
+def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Approve,
+                 resume: str | None = None, resume_latest: bool = False) -> Session:
+    """A fresh session, or (with `resume`/`resume_latest`) the chosen one continued."""
+    root = sessions_root(settings.sessions_dir or None)
+    redact = Redactor(settings.api_key)
+    notices: list[str] = []
+    history = []
+    if resume or resume_latest:
+        info = find_session(root, resume)
+        if info is None:
+            known = ", ".join(s.id for s in list_sessions(root)[:5]) or "none yet"
+            what = f"no session matches {resume!r}" if resume else "there is no session to resume"
+            raise SessionNotFound(f"{what} in {root} (recent: {known}); list them with --sessions")
+        loaded = load(info.folder)
+        notices += loaded.notices
+        history = loaded.items
+        journal = Journal(info.folder, redact)
+        if info.workspace and Path(info.workspace) != workspace.resolve():
+            notices.append(f"this session was started in {info.workspace}; continuing in {workspace}")
+    else:
+        journal = Journal.create(root, workspace.resolve(), settings.model, redact)
+    archive = OutputArchive(journal.folder / OUTPUTS_FOLDER)
+    agent = Agent(settings, emit, workspace, approve, journal=journal, history=history, archive=archive)
+    return Session(agent=agent, journal=journal, notices=notices, resumed=bool(resume or resume_latest))
+
+
+def format_sessions(settings: Settings, limit: int = 30) -> str:
+    """The `--sessions` listing: id, date, size and first prompt, newest first."""
+    root = sessions_root(settings.sessions_dir or None)
+    sessions = list_sessions(root)
+    if not sessions:
+        return f"No sessions yet (they are kept in {root})."
+    lines = [f"Sessions in {root} (newest first):"]
+    for info in sessions[:limit]:
+        prompt = info.first_prompt[:70] + ("…" if len(info.first_prompt) > 70 else "")
+        lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size):>8}  {prompt}")
+    if len(sessions) > limit:
+        lines.append(f"  … and {len(sessions) - limit} older")
+    lines.append("Resume one with --resume ID (or --resume for the latest).")
+    return "\n".join(lines)
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"

@@ -1,0 +1,102 @@
+"""The tools the model can call, and `run_tool`: the one exit every tool result leaves through.
+
+Invalid JSON, unknown tools, bad arguments and tool exceptions all become a clear error *result*
+for the model (never a crash), so it can correct itself on the next step.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from core import events as ev
+from core.items import FunctionCall, FunctionCallOutput
+from core.tools.base import Tool, ToolContext, ToolError, ToolResult, params, parse_arguments
+from core.tools.files import edit_file, list_files, read_file, write_file
+from core.tools.search import search
+from core.tools.shell import detect_shell, run_shell
+
+__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError", "ToolResult", "run_tool", "tool_schemas"]
+
+_PATH = {"type": "string", "description": "Path relative to the workspace root."}
+
+
+def _shell_description() -> str:
+    return (f"Run a command in {detect_shell().dialect} in the workspace root and get its exit code and output "
+            "(stdout and stderr together). Long output is pruned to what matters (errors, failures, summaries); "
+            "the full output is kept and can be paged with read_output. No stdin: commands must not prompt. "
+            "Prefer the file tools for reading and editing files.")
+
+
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
+    Tool("run_shell", _shell_description(), params({
+        "command": {"type": "string", "description": "The command line to run."},
+        "timeout": {"type": "integer", "description": "Seconds before the command is killed (default from settings)."},
+    }, ["command"]), run_shell, read_only=False),
+    Tool("read_file", "Read a text file with line numbers. Use offset/limit (in lines) to page through big files.",
+         params({
+             "path": _PATH,
+             "offset": {"type": "integer", "description": "First line to show, 1-based (default 1)."},
+             "limit": {"type": "integer", "description": "How many lines to show (default 2000)."},
+         }, ["path"]), read_file),
+    Tool("write_file", "Create or overwrite a file with the given content (parent folders are created).",
+         params({"path": _PATH, "content": {"type": "string", "description": "The complete new file content."}},
+                ["path", "content"]), write_file, read_only=False),
+    Tool("edit_file", "Replace an exact passage of a file. old_text must match exactly once (copy it, "
+         "indentation included, from read_file output without the line numbers) unless replace_all is true.",
+         params({
+             "path": _PATH,
+             "old_text": {"type": "string", "description": "The exact text to replace."},
+             "new_text": {"type": "string", "description": "The replacement text."},
+             "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+         }, ["path", "old_text", "new_text"]), edit_file, read_only=False),
+    Tool("list_files", "List files and folders under a path (folders end with /). Skips .git, node_modules, "
+         "virtualenvs and caches.",
+         params({
+             "path": {"type": "string", "description": "Folder relative to the workspace root (default '.')."},
+             "max_depth": {"type": "integer", "description": "How many levels to descend (default 3)."},
+         }, []), list_files),
+    Tool("search", "Search file contents with a regular expression; returns path:line:text for each match.",
+         params({
+             "pattern": {"type": "string", "description": "Regular expression (Python/ripgrep syntax)."},
+             "path": {"type": "string", "description": "File or folder to search (default '.')."},
+             "glob": {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."},
+             "ignore_case": {"type": "boolean", "description": "Case-insensitive (default false)."},
+         }, ["pattern"]), search),
+)}
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    return [tool.schema() for tool in TOOLS.values()]
+
+
+def run_tool(call: FunctionCall, ctx: ToolContext) -> FunctionCallOutput:
+    """Run one call and return its output item; emits `tool_start` and `tool` around it."""
+    ctx.call_id = call.call_id
+    tool = TOOLS.get(call.name)
+    shown_args: Any = call.arguments
+    try:
+        shown_args = json.loads(call.arguments)
+    except ValueError:
+        pass
+    ctx.emit(ev.TOOL_START, {"call_id": call.call_id, "name": call.name, "arguments": shown_args})
+    start = time.monotonic()
+    if tool is None:
+        result = ToolResult(f"error: there is no tool named {call.name!r}; available: {', '.join(TOOLS)}",
+                            status="error")
+    else:
+        try:
+            args = parse_arguments(call.arguments, tool)
+            result = tool.handler(args, ctx)
+        except ToolError as exc:
+            result = ToolResult(f"error: {exc}", status="error")
+        except (OSError, UnicodeError) as exc:
+            result = ToolResult(f"error: {call.name} failed: {exc}", status="error")
+        except Exception as exc:  # a bug in a tool must not end the session
+            result = ToolResult(f"error: {call.name} crashed ({type(exc).__name__}: {exc})", status="error")
+    duration = time.monotonic() - start
+    ctx.emit(ev.TOOL, {"call_id": call.call_id, "name": call.name, "arguments": shown_args,
+                       "result": result.output, "status": result.status, "duration": round(duration, 3)})
+    meta = {"tool": call.name, "status": result.status, **result.meta}
+    return FunctionCallOutput(call_id=call.call_id, output=result.output, meta=meta)

@@ -1,0 +1,107 @@
+"""What every tool shares: its schema, its result, its context, and argument checking."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.cancel import Cancel
+from core.config import Settings
+from core.events import Emit
+from core.tools.workspace import Workspace
+
+# (what is about to happen, why it needs a yes) -> allowed?
+Approve = Callable[[str, str], bool]
+
+
+class ToolError(Exception):
+    """A tool could not do what was asked; the message goes back to the model as the result."""
+
+
+@dataclass
+class ToolResult:
+    output: str
+    status: str = "ok"  # "ok", "error" or "refused"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ToolContext:
+    workspace: Workspace
+    settings: Settings
+    emit: Emit
+    approve: Approve
+    cancel: Cancel
+    call_id: str = ""
+    session_dir: Any = None  # Path of the session folder (output archives), when there is one
+    archive: Any = None  # core.prune.archive.OutputArchive, when there is one
+
+
+Handler = Callable[[dict[str, Any], ToolContext], ToolResult]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Handler
+    read_only: bool = True
+
+    def schema(self) -> dict[str, Any]:
+        """The flat Responses-API function tool shape."""
+        return {"type": "function", "name": self.name, "description": self.description,
+                "parameters": self.parameters}
+
+
+def params(properties: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def parse_arguments(raw: str, tool: Tool) -> dict[str, Any]:
+    """Decode and check a call's JSON arguments; ToolError with a fix-it message otherwise."""
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except ValueError as exc:
+        raise ToolError(f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
+                        f"send a JSON object matching the {tool.name} schema") from None
+    if not isinstance(args, dict):
+        raise ToolError(f"the arguments must be a JSON object, got {type(args).__name__}")
+    props = tool.parameters.get("properties", {})
+    missing = [name for name in tool.parameters.get("required", []) if args.get(name) is None]
+    if missing:
+        raise ToolError(f"missing required argument(s): {', '.join(missing)}")
+    unknown = [name for name in args if name not in props]
+    if unknown:
+        raise ToolError(f"unknown argument(s): {', '.join(unknown)}; {tool.name} takes {', '.join(props)}")
+    return {name: _coerce(name, value, props[name]) for name, value in args.items() if value is not None}
+
+
+def _coerce(name: str, value: Any, schema: dict[str, Any]) -> Any:
+    kind = schema.get("type")
+    if kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int | str | float):
+            raise ToolError(f"{name} must be an integer")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ToolError(f"{name} must be an integer, got {value!r}") from None
+        if number != int(number):
+            raise ToolError(f"{name} must be an integer, got {value!r}")
+        return int(number)
+    if kind == "number":
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ToolError(f"{name} must be a number, got {value!r}") from None
+    if kind == "boolean":
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        if not isinstance(value, bool):
+            raise ToolError(f"{name} must be true or false")
+        return value
+    if kind == "string" and not isinstance(value, str):
+        raise ToolError(f"{name} must be a string")
+    return value

@@ -1,0 +1,233 @@
+"""File tools: read (numbered, paged), write, exact search/replace edit, and listing.
+
+Every path goes through the workspace guard. Results carry `meta` facts (path, range, content
+hash) that the context shaper uses to replace stale duplicate reads.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from core.tools.base import ToolContext, ToolError, ToolResult
+from core.tools.safety import is_credential_path
+from core.tools.workspace import OutsideWorkspace
+
+DEFAULT_READ_LINES = 2000
+MAX_READ_CHARS = 60_000
+MAX_LINE_CHARS = 2000
+MAX_LIST_ENTRIES = 1000
+SNIFF_BYTES = 8192
+# Folders that are big, generated and almost never what the model is looking for.
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
+                       ".pytest_cache", ".ruff_cache", ".hypothesis", ".idea", ".gradle", ".next", ".cache"})
+
+
+def resolve(ctx: ToolContext, path: str) -> Path:
+    try:
+        return ctx.workspace.resolve(path)
+    except OutsideWorkspace as exc:
+        raise ToolError(str(exc)) from None
+
+
+def looks_binary(head: bytes) -> bool:
+    """NUL bytes, or mostly undecodable bytes, in the first block: not text."""
+    if b"\0" in head:
+        return True
+    if not head:
+        return False
+    text = head.decode("utf-8", errors="replace")
+    # A multi-byte character cut at the block's end is not evidence.
+    return text.count("\ufffd") > max(8, len(text) // 10)
+
+
+def _missing(ctx: ToolContext, target: Path, path: str) -> ToolError:
+    parent = target.parent
+    hint = ""
+    if parent.is_dir():
+        close = difflib.get_close_matches(target.name, os.listdir(parent), n=3, cutoff=0.6)
+        if close:
+            hint = "; similar: " + ", ".join(ctx.workspace.rel(parent / c) for c in close)
+    return ToolError(f"{path!r} does not exist{hint}")
+
+
+def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    path = args["path"]
+    target = resolve(ctx, path)
+    if target.is_dir():
+        raise ToolError(f"{path!r} is a directory; use list_files to see what it holds")
+    if not target.is_file():
+        raise _missing(ctx, target, path)
+    offset = max(1, args.get("offset", 1))
+    limit = args.get("limit", DEFAULT_READ_LINES)
+    if limit < 1:
+        raise ToolError("limit must be at least 1")
+    rel = ctx.workspace.rel(target)
+    digest = hashlib.sha256()
+    lines: list[str] = []
+    chars = 0
+    total = 0
+    last_shown = offset - 1
+    capped = False
+    with target.open("rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+        if looks_binary(head):
+            size = target.stat().st_size
+            raise ToolError(f"{rel} looks like a binary file ({size:,} bytes); read_file only shows text. "
+                            "Inspect it with run_shell (for example `file`, `xxd | head`) if you must")
+        handle.seek(0)
+        for raw in handle:
+            digest.update(raw)
+            total += 1
+            if total < offset or capped or total >= offset + limit:
+                continue
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if len(line) > MAX_LINE_CHARS:
+                line = line[:MAX_LINE_CHARS] + f" … [line cut: {len(line):,} chars]"
+            entry = f"{total:>6}\t{line}"
+            if lines and chars + len(entry) > MAX_READ_CHARS:
+                capped = True
+                continue
+            lines.append(entry)
+            chars += len(entry) + 1
+            last_shown = total
+    meta = {"path": rel, "offset": offset, "limit": limit, "sha": digest.hexdigest(), "total_lines": total}
+    if total == 0:
+        return ToolResult(f"{rel} is empty (0 lines)", meta=meta)
+    if offset > total:
+        raise ToolError(f"offset {offset} is past the end of {rel} ({total} lines)")
+    text = "\n".join(lines)
+    if last_shown < total:
+        why = f"{MAX_READ_CHARS:,}-character cap" if capped else f"limit {limit}"
+        text += (f"\n[showing lines {offset}-{last_shown} of {total} ({why}); "
+                 f"continue with read_file offset={last_shown + 1}]")
+    return ToolResult(text, meta=meta)
+
+
+def _guard_credentials(ctx: ToolContext, rel: str, action: str) -> None:
+    if is_credential_path(rel) and not ctx.approve(f"{action} {rel}", "it looks like a credential file"):
+        raise ToolError(f"refused: {rel} looks like a credential file and writing it needs the user's approval")
+
+
+def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    target = resolve(ctx, args["path"])
+    content: str = args["content"]
+    rel = ctx.workspace.rel(target)
+    if target.is_dir():
+        raise ToolError(f"{rel} is a directory")
+    _guard_credentials(ctx, rel, "write")
+    existed = target.exists()
+    before = len(target.read_bytes().splitlines()) if existed else 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8")
+    target.write_bytes(data)
+    lines = len(content.splitlines())
+    what = f"overwrote {rel} (was {before} lines)" if existed else f"created {rel}"
+    return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes",
+                      meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})
+
+
+def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    target = resolve(ctx, args["path"])
+    if not target.is_file():
+        raise _missing(ctx, target, args["path"])
+    rel = ctx.workspace.rel(target)
+    _guard_credentials(ctx, rel, "edit")
+    old, new = args["old_text"], args["new_text"]
+    if not old:
+        raise ToolError("old_text is empty; to create or replace a whole file use write_file")
+    raw = target.read_bytes()
+    if looks_binary(raw[:SNIFF_BYTES]):
+        raise ToolError(f"{rel} looks like a binary file; edit_file only edits text")
+    text = raw.decode("utf-8", errors="surrogateescape")
+    if "\r\n" in text and "\r\n" not in old:
+        # The model writes \n; a CRLF file should still match, and stay CRLF.
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(_no_match_message(text, args["old_text"], rel))
+    if count > 1 and not args.get("replace_all"):
+        lines = _match_lines(text, old)
+        raise ToolError(f"old_text matches {count} times in {rel} (lines {', '.join(map(str, lines[:10]))}); "
+                        "include more surrounding lines to make it unique, or set replace_all=true")
+    first_line = text[:text.find(old)].count("\n") + 1
+    updated = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
+    data = updated.encode("utf-8", errors="surrogateescape")
+    target.write_bytes(data)
+    replaced = count if args.get("replace_all") else 1
+    span = new.count("\n") + 1
+    shown = updated.split("\n")[max(0, first_line - 3): first_line - 1 + span + 2]
+    excerpt = "\n".join(f"{max(1, first_line - 2) + i:>6}\t{line.rstrip(chr(13))}"
+                        for i, line in enumerate(shown[:40]))
+    return ToolResult(f"edited {rel}: replaced {replaced} occurrence(s) at line {first_line}\n{excerpt}",
+                      meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})
+
+
+def _match_lines(text: str, needle: str) -> list[int]:
+    lines, start = [], 0
+    while (found := text.find(needle, start)) >= 0:
+        lines.append(text.count("\n", 0, found) + 1)
+        start = found + 1
+    return lines
+
+
+def _no_match_message(text: str, old: str, rel: str) -> str:
+    """Say why nothing matched and show the closest passage, so the next try can succeed."""
+    message = f"old_text was not found in {rel}"
+    if " ".join(old.split()) in " ".join(text.split()):
+        message += " (it matches when whitespace is ignored: copy the indentation and line breaks exactly)"
+    file_lines = text.split("\n")
+    want = old.strip("\n").split("\n")
+    best, best_at = 0.0, -1
+    first = want[0].strip()
+    for i, line in enumerate(file_lines):
+        score = difflib.SequenceMatcher(None, line.strip(), first).quick_ratio()
+        if score > best:
+            best, best_at = score, i
+    if best_at >= 0 and best > 0.5:
+        block = file_lines[best_at: best_at + max(len(want), 1) + 1]
+        shown = "\n".join(f"{best_at + 1 + i:>6}\t{line.rstrip(chr(13))}" for i, line in enumerate(block[:30]))
+        message += f"; the closest passage is at line {best_at + 1}:\n{shown}"
+    else:
+        message += "; read the file again to see its current content"
+    return message
+
+
+def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    path = args.get("path") or "."
+    root = resolve(ctx, path)
+    if not root.is_dir():
+        if root.exists():
+            raise ToolError(f"{path!r} is a file, not a directory; use read_file")
+        raise _missing(ctx, root, path)
+    max_depth = max(1, args.get("max_depth", 3))
+    entries: list[str] = []
+    skipped: list[str] = []
+    base_depth = len(root.parts)
+    for current, dirs, files in os.walk(root):  # symlinked folders are listed, not entered
+        here = Path(current)
+        kept = []
+        for name in sorted(dirs):
+            if name in SKIP_DIRS:
+                skipped.append(ctx.workspace.rel(here / name) + "/")
+            else:
+                entries.append(ctx.workspace.rel(here / name) + "/")
+                kept.append(name)
+        dirs[:] = kept if len(here.parts) - base_depth + 1 < max_depth else []
+        entries += [ctx.workspace.rel(here / name) for name in files]
+        if len(entries) > 20 * MAX_LIST_ENTRIES:
+            break
+    entries.sort()
+    more = max(0, len(entries) - MAX_LIST_ENTRIES)
+    entries = entries[:MAX_LIST_ENTRIES]
+    if not entries and not skipped:
+        return ToolResult(f"{ctx.workspace.rel(root)} is empty")
+    text = "\n".join(entries)
+    if more:
+        text += f"\n[… {more:,} more entries; list a subdirectory or lower max_depth]"
+    if skipped:
+        text += "\n[not listed: " + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else "") + "]"
+    return ToolResult(text)

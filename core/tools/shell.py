@@ -1,0 +1,206 @@
+"""Running shell commands: the right shell for the platform, a clean environment, and a whole
+process tree killed on timeout or interrupt.
+
+On Windows the model is told which dialect it gets: Git Bash when Git for Windows is installed
+(WSL's `System32\\bash.exe` is deliberately not used: it runs in another filesystem), else PowerShell.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from core import events as ev
+from core.cancel import Cancel
+from core.prune import prune
+from core.secrets import scrub_env
+from core.tools.base import ToolContext, ToolError, ToolResult
+from core.tools.safety import destructive_reason
+
+# Keeps memory bounded for commands that print gigabytes; the archive on disk keeps every byte.
+MAX_CAPTURE_BYTES = 32 * 1024 * 1024
+KILL_GRACE_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Shell:
+    argv_prefix: tuple[str, ...]
+    dialect: str  # shown to the model: "bash", "Git Bash (bash on Windows)", "PowerShell"
+
+
+@lru_cache(maxsize=1)
+def detect_shell() -> Shell:
+    if sys.platform != "win32":
+        bash = shutil.which("bash")
+        return Shell((bash, "-c"), "bash") if bash else Shell(("/bin/sh", "-c"), "POSIX sh")
+    git_bash = _find_git_bash()
+    if git_bash:
+        return Shell((git_bash, "-c"), "Git Bash (bash on Windows)")
+    pwsh = shutil.which("pwsh") or shutil.which("powershell") or "powershell.exe"
+    return Shell((pwsh, "-NoProfile", "-NonInteractive", "-Command"), "PowerShell")
+
+
+def _find_git_bash() -> str | None:
+    candidates = []
+    git = shutil.which("git")
+    if git:
+        root = Path(git).resolve().parent.parent  # <Git>\cmd\git.exe -> <Git>
+        candidates += [root / "bin" / "bash.exe", root / "usr" / "bin" / "bash.exe"]
+    for base in (os.environ.get("PROGRAMFILES"), os.environ.get("PROGRAMFILES(X86)"),
+                 os.environ.get("LOCALAPPDATA") and os.path.join(os.environ["LOCALAPPDATA"], "Programs")):
+        if base:
+            candidates.append(Path(base) / "Git" / "bin" / "bash.exe")
+    return next((str(c) for c in candidates if c.is_file()), None)
+
+
+@dataclass
+class ShellRun:
+    output: bytes  # stdout and stderr interleaved, as a terminal would show them
+    exit_code: int | None  # None when killed
+    duration: float
+    timed_out: bool = False
+    interrupted: bool = False
+    truncated_bytes: int = 0  # bytes left out of `output` (they are in the archive)
+
+
+def child_env() -> dict[str, str]:
+    """The child's environment: the user's, minus secrets, with pagers and prompts disabled."""
+    env = scrub_env(os.environ)
+    env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
+    return env
+
+
+def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
+                sink: BinaryIO | None = None, on_output: Callable[[bytes], None] | None = None) -> ShellRun:
+    """Run `command` in the platform shell; every byte also goes to `sink` (the output archive)."""
+    shell = detect_shell()
+    kwargs: dict = {}
+    if sys.platform == "win32":
+        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+    else:
+        kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
+    start = time.monotonic()
+    proc = subprocess.Popen([*shell.argv_prefix, command], cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env(), **kwargs)
+    captured = bytearray()
+    dropped = 0
+
+    def pump() -> None:
+        nonlocal dropped
+        assert proc.stdout is not None
+        for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
+            if sink is not None:
+                sink.write(chunk)
+            room = MAX_CAPTURE_BYTES - len(captured)
+            captured.extend(chunk[:max(room, 0)])
+            dropped += max(0, len(chunk) - max(room, 0))
+            if on_output is not None:
+                on_output(chunk)
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    timed_out = False
+    with cancel.on_cancel(lambda: kill_tree(proc)):
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_tree(proc)
+        except KeyboardInterrupt:
+            cancel.cancel()
+            kill_tree(proc)
+    proc.wait()
+    # A background process the command started may hold the pipe open: don't wait for it.
+    reader.join(timeout=1.0)
+    if sink is not None:
+        sink.flush()
+    killed = timed_out or cancel.cancelled
+    return ShellRun(output=bytes(captured), exit_code=None if killed else proc.returncode,
+                    duration=time.monotonic() - start, timed_out=timed_out, interrupted=cancel.cancelled,
+                    truncated_bytes=dropped)
+
+
+def kill_tree(proc: subprocess.Popen) -> None:
+    """Terminate the process and everything it started; SIGKILL after a short grace period."""
+    if proc.poll() is not None and sys.platform == "win32":
+        return
+    if sys.platform == "win32":
+        subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], capture_output=True, check=False)
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    try:
+        proc.wait(timeout=KILL_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """The `run_shell` tool: approval for destructive commands, then run, archive and prune."""
+    command: str = args["command"]
+    if not command.strip():
+        raise ToolError("command is empty")
+    danger = destructive_reason(command)
+    if danger and not ctx.approve(f"run_shell: {command}", danger):
+        return ToolResult(f"refused: this command looks destructive ({danger}) and the user did not approve it. "
+                          "Find a narrower, reversible way, or ask the user to run it themselves.",
+                          status="refused", meta={"command": command})
+    timeout = float(args.get("timeout") or ctx.settings.shell_timeout)
+    timeout = min(max(timeout, 1.0), max(ctx.settings.shell_timeout, 3600.0))
+    archive_id = ctx.archive.new_id() if ctx.archive is not None else None
+    live = _LiveOutput(ctx)
+    with (ctx.archive.writer(archive_id) if archive_id else nullcontext()) as sink:
+        run = run_command(command, ctx.workspace.root, timeout, ctx.cancel, sink=sink, on_output=live)
+    live.flush()
+    pruned = prune(run.output, command=command, exit_code=run.exit_code, archive_id=archive_id)
+    text = pruned.text
+    if run.timed_out:
+        text = f"timed out after {timeout:.0f} s; the process tree was killed\n" + text
+    elif run.interrupted:
+        text = "interrupted by the user; the process tree was killed\n" + text
+    if run.truncated_bytes:
+        text += f"\n[{run.truncated_bytes:,} more bytes were not kept in memory" + (
+            f"; read them with read_output id={archive_id}]" if archive_id else "]")
+    status = "ok" if run.exit_code == 0 else "error"
+    return ToolResult(text, status=status, meta={"command": command, "exit_code": run.exit_code,
+                                                 "archive": archive_id, "duration": round(run.duration, 3)})
+
+
+class _LiveOutput:
+    """Forwards a running command's output to the UI, at most a few times a second."""
+
+    INTERVAL = 0.2
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self._ctx = ctx
+        self._pending = bytearray()
+        self._last = 0.0
+
+    def __call__(self, chunk: bytes) -> None:
+        self._pending += chunk
+        if time.monotonic() - self._last >= self.INTERVAL:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            text = self._pending.decode("utf-8", errors="replace")
+            self._pending.clear()
+            self._last = time.monotonic()
+            self._ctx.emit(ev.TOOL_OUTPUT, {"call_id": self._ctx.call_id, "text": text})

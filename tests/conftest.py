@@ -1,0 +1,41 @@
+"""Shared fixtures: settings pointed at a loopback server, and event recorders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.config import Settings, load_settings
+
+TEST_KEY = "sk-test-0123456789abcdef-SECRET"
+
+
+def make_settings(url: str, tmp_path: Path | None = None, **env: str) -> Settings:
+    environ = {"DEEPSEEK_BASE_URL": url, "DEEPSEEK_API_KEY": TEST_KEY, "AGENT_RETRY_BASE_DELAY": "0.05",
+               "AGENT_IDLE_TIMEOUT": "10", **env}
+    if tmp_path is not None:
+        environ.setdefault("AGENT_SESSIONS_DIR", str(tmp_path / "sessions"))
+    return load_settings(environ=environ, env_file=Path("/nonexistent/.env"))
+
+
+class Recorder:
+    """An emit callback that keeps every event."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        self.events.append((event, data))
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [data for event, data in self.events if event == kind]
+
+    def text(self) -> str:
+        return "".join(d["delta"] for d in self.of("text"))
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()

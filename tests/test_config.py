@@ -1,0 +1,98 @@
+"""Settings: precedence, .env parsing, validation and the missing-key message."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from core import config
+from core.config import ConfigError, load_settings, parse_dotenv
+
+
+def test_dotenv_handles_comments_quotes_export_bom_and_crlf() -> None:
+    text = ('\ufeff# comment\r\nexport DEEPSEEK_MODEL="deepseek-v4-pro" # trailing\r\n'
+            "AGENT_MAX_STEPS='12'\r\nDEEPSEEK_BASE_URL=http://x/y#frag\r\n"
+            'QUOTED="a \\"b\\" \\n c"\r\n  \r\nnot a line\r\n=novalue\r\nEMPTY=\r\n')
+    assert parse_dotenv(text) == {"DEEPSEEK_MODEL": "deepseek-v4-pro", "AGENT_MAX_STEPS": "12",
+                                  "DEEPSEEK_BASE_URL": "http://x/y#frag", "QUOTED": 'a "b" \n c', "EMPTY": ""}
+
+
+def _env_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / ".env"
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def test_every_key_in_env_example_takes_effect(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parent.parent / ".env.example"
+    keys = [k for k in parse_dotenv(example.read_text(encoding="utf-8"))]
+    commented = [line.lstrip("# ").split("=")[0] for line in example.read_text(encoding="utf-8").splitlines()
+                 if line.startswith("# ") and "=" in line and line.lstrip("# ").split("=")[0].isupper()]
+    names = set(keys) | set(commented)
+    assert config.API_KEY in names
+    assert set(config.ENV_NAMES.values()) <= names, "every setting is documented in .env.example"
+    defaults = config.Settings()
+    for attr, name in config.ENV_NAMES.items():
+        default = getattr(defaults, attr)
+        value = {int: "7", float: "7.5", str: "http://127.0.0.1:9" if attr == "base_url" else "changed"}[type(default)]
+        if attr == "context_window":
+            value = "200000"
+        settings = load_settings(environ={name: value}, env_file=tmp_path / "none")
+        assert getattr(settings, attr) != default, name
+    for name in names - set(config.ENV_NAMES.values()) - {config.API_KEY}:
+        # Keys owned by other modules are read through Settings.get.
+        assert load_settings(environ={name: "x"}, env_file=tmp_path / "none").get(name) == "x", name
+
+
+def test_precedence_override_env_dotenv_default(tmp_path: Path) -> None:
+    env_file = _env_file(tmp_path, "DEEPSEEK_MODEL=from-file\nAGENT_MAX_STEPS=5\nDEEPSEEK_API_KEY=file-key-123\n")
+    s = load_settings(environ={"DEEPSEEK_MODEL": "from-env"}, env_file=env_file)
+    assert (s.model, s.max_steps, s.api_key) == ("from-env", 5, "file-key-123")
+    assert s.api_key_source == str(env_file)
+    s = load_settings(environ={"DEEPSEEK_MODEL": "from-env"}, env_file=env_file, overrides={"DEEPSEEK_MODEL": "flag"})
+    assert s.model == "flag"
+    s = load_settings(environ={"DEEPSEEK_API_KEY": "env-key-123"}, env_file=env_file)
+    assert s.api_key == "env-key-123" and "environment" in s.api_key_source
+    assert load_settings(environ={}, env_file=tmp_path / "missing").model == "deepseek-v4-flash"
+
+
+def test_bad_values_give_one_clear_sentence(tmp_path: Path) -> None:
+    env_file = _env_file(tmp_path, "AGENT_MAX_STEPS=lots\n")
+    with pytest.raises(ConfigError, match=r"AGENT_MAX_STEPS must be a whole number, got 'lots' \(from .*\.env\)"):
+        load_settings(environ={}, env_file=env_file)
+    with pytest.raises(ConfigError, match="DEEPSEEK_BASE_URL must start with http"):
+        load_settings(environ={"DEEPSEEK_BASE_URL": "ftp://x"}, env_file=tmp_path / "none")
+    with pytest.raises(ConfigError, match="smaller than DEEPSEEK_CONTEXT_WINDOW"):
+        load_settings(environ={"DEEPSEEK_CONTEXT_WINDOW": "1000", "DEEPSEEK_MAX_OUTPUT_TOKENS": "2000"},
+                      env_file=tmp_path / "none")
+
+
+def test_missing_key_names_where_it_is_looked_for(tmp_path: Path) -> None:
+    s = load_settings(environ={}, env_file=tmp_path / ".env")
+    with pytest.raises(ConfigError) as info:
+        s.require_key()
+    message = str(info.value)
+    assert "DEEPSEEK_API_KEY" in message and str(tmp_path / ".env") in message and "environment" in message
+    assert message.count(".") >= 1 and "\n" not in message
+
+
+def test_loopback_servers_need_no_key(tmp_path: Path) -> None:
+    for url in ("http://127.0.0.1:8080/v1", "http://localhost:1234", "http://[::1]:5000"):
+        assert load_settings(environ={"DEEPSEEK_BASE_URL": url}, env_file=tmp_path / "x").require_key() == ""
+
+
+def test_env_file_lives_next_to_the_frozen_exe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    exe = tmp_path / "dist" / "deepseek-agent.exe"
+    exe.parent.mkdir()
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(exe))
+    assert config.app_dir() == exe.parent
+    monkeypatch.setattr(sys, "frozen", False)
+    assert config.app_dir() == Path(config.__file__).resolve().parent.parent
+
+
+def test_settings_repr_hides_the_key(tmp_path: Path) -> None:
+    s = load_settings(environ={"DEEPSEEK_API_KEY": "sk-secret-value-123"}, env_file=tmp_path / "x")
+    assert "sk-secret-value-123" not in repr(s)
