@@ -148,6 +148,8 @@ class TurnAssembler:
     def handle(self, payload: dict[str, Any]) -> bool:
         """Process one event; True once a terminal event arrived."""
         kind = payload.get("type")
+        if kind is None and "error" in payload:
+            kind = "error"  # llama.cpp ends a failed stream with a bare `data: {"error": ...}`
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, payload)

@@ -164,19 +164,19 @@ class JsonEmitter:
 def make_approver(*, yes: bool, can_ask: bool, err: TextIO | None = None) -> Approve:
     """`--yes` approves everything; without a person to ask, everything risky is refused."""
     if yes:
-        return lambda what, why: True
+        return lambda what, why: None
     if not can_ask:
-        return lambda what, why: False
+        return lambda what, why: "nobody can approve it in this mode; rerun with --yes to allow such actions"
     stream = err or sys.stderr
 
-    def ask(what: str, why: str) -> bool:
+    def ask(what: str, why: str) -> str | None:
         stream.write(f"\n? The agent wants to {what}\n  ({why}). Allow it? [y/N] ")
         stream.flush()
         try:
             answer = read_line()
         except KeyboardInterrupt:
-            return False
-        return (answer or "").strip().lower() in ("y", "yes")
+            answer = ""
+        return None if (answer or "").strip().lower() in ("y", "yes") else "the user said no"
 
     return ask
 

@@ -142,8 +142,8 @@ def test_oversized_event_fails_the_turn_clearly(recorder: Recorder) -> None:
 def test_incomplete_response_reports_its_reason(recorder: Recorder) -> None:
     from tests.sse_server import completed
 
-    events = text_events("partial")[:-1] + [completed(status="incomplete",
-                                                      incomplete_details={"reason": "max_output_tokens"})]
+    events = [*text_events("partial")[:-1],
+              completed(status="incomplete", incomplete_details={"reason": "max_output_tokens"})]
     with ScriptedServer([Reply(events)]) as server:
         result = _stream(server, recorder)
     assert result.status == "incomplete" and result.incomplete_reason == "max_output_tokens"

@@ -15,6 +15,7 @@ import pytest
 from core.assembler import TurnAssembler
 from core.items import AssistantMessage, FunctionCall, Reasoning
 from core.sse import iter_events
+from tests.conftest import Recorder
 
 RECORDED = Path(__file__).parent / "fixtures" / "recorded"
 
@@ -58,8 +59,8 @@ def test_every_responses_recording_is_covered() -> None:
 @pytest.mark.parametrize("path", RESPONSE_FILES, ids=lambda p: p.name)
 def test_recording_replays_to_the_recorded_values(path: Path) -> None:
     for events in _streams(path):
-        emitted: list[tuple[str, dict[str, Any]]] = []
-        assembler = TurnAssembler(lambda e, d: emitted.append((e, d)))
+        recorder = Recorder()
+        assembler = TurnAssembler(recorder)
         terminal_seen = False
         for payload in events:
             terminal_seen = assembler.handle(payload)
@@ -74,7 +75,7 @@ def test_recording_replays_to_the_recorded_values(path: Path) -> None:
         assert "".join(r.text for r in reasoning) == want["reasoning"]
         assert "".join(r.summary for r in reasoning).replace("\n\n", "") == want["summary"].replace("\n\n", "")
         assert [(c.name, c.call_id, c.arguments) for c in result.calls] == want["calls"]
-        streamed_text = "".join(d["delta"] for e, d in emitted if e == "text")
+        streamed_text = recorder.text()
         assert streamed_text == want["text"]
         if want["terminal"] == "response.completed":
             usage = want["usage"]

@@ -12,8 +12,8 @@ from core.config import Settings
 from core.events import Emit
 from core.tools.workspace import Workspace
 
-# (what is about to happen, why it needs a yes) -> allowed?
-Approve = Callable[[str, str], bool]
+# (what is about to happen, why it needs a yes) -> None when allowed, else why it was refused.
+Approve = Callable[[str, str], str | None]
 
 
 class ToolError(Exception):

@@ -108,8 +108,10 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 def _guard_credentials(ctx: ToolContext, rel: str, action: str) -> None:
-    if is_credential_path(rel) and not ctx.approve(f"{action} {rel}", "it looks like a credential file"):
-        raise ToolError(f"refused: {rel} looks like a credential file and writing it needs the user's approval")
+    if is_credential_path(rel):
+        refusal = ctx.approve(f"{action} {rel}", "it looks like a credential file")
+        if refusal is not None:
+            raise ToolError(f"refused: {rel} looks like a credential file and writing it needs approval ({refusal})")
 
 
 def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -158,8 +158,9 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if not command.strip():
         raise ToolError("command is empty")
     danger = destructive_reason(command)
-    if danger and not ctx.approve(f"run_shell: {command}", danger):
-        return ToolResult(f"refused: this command looks destructive ({danger}) and the user did not approve it. "
+    refusal = ctx.approve(f"run: {command}", danger) if danger else None
+    if refusal is not None:
+        return ToolResult(f"refused: this command looks destructive ({danger}) and was not approved ({refusal}). "
                           "Find a narrower, reversible way, or ask the user to run it themselves.",
                           status="refused", meta={"command": command})
     timeout = float(args.get("timeout") or ctx.settings.shell_timeout)

@@ -1,0 +1,49 @@
+"""Layer (e), with (f): drop the old turns outside the protected window, all at once.
+
+Turns go as whole groups (reasoning, text, calls and their outputs together), so no call is ever
+sent without its output. Dropping from the front changes everything after the pinned head, so the
+prompt cache cannot survive a drop whatever its size; a drop therefore takes every turn outside
+the protected window in one step, which buys the longest quiet stretch before the next one.
+What stands in for the dropped turns is rebuilt here: the pinned user messages, the summary of
+the span when a summariser is available, and the task ledger.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from ..items import Item
+from .compact import Compactor
+from .ledger import build_ledger
+from .pinned import pin_users
+from .plan import Action, Head, Pass
+from .tokens import item_tokens
+
+
+def drop_old_turns(p: Pass, user_cap: int, summary_cap: int, compactor: Compactor | None) -> Action | None:
+    """Move the boundary to the protected window; None when no turn lies before it."""
+    old, boundary, starts = p.plan.boundary, p.protected, p.index.starts
+    turns = bisect_left(starts, boundary) - bisect_left(starts, old)
+    if turns <= 0:
+        return None
+    summary, how = p.plan.head.summary, ""
+    if compactor:
+        made, note = compactor.summarize((old, boundary), _span(p, boundary), summary_cap)
+        summary, how = (
+            ((made, item_tokens(made)), ", summarised") if made else (summary, f" (no summary: {note})")
+        )
+    ledger = build_ledger(p.items, p.index)
+    before = p.total
+    p.plan.advance(
+        p.index, boundary, Head(pin_users(p, boundary, user_cap), summary, (ledger, item_tokens(ledger)))
+    )
+    p.recount()
+    return Action(f"dropped {turns} old turns{how}", before - p.total)
+
+
+def _span(p: Pass, boundary: int) -> list[Item]:
+    """What the summariser reads: the last request up to the end of the dropped turns (pinned user
+    messages, previous summary and ledger, then the turns). Being a prefix of the request just
+    sent, it is served from the provider's prompt cache when the summariser sends it the same way."""
+    head = [item for item, _ in p.plan.head.parts()]
+    return head + p.plan.span(p.items, p.index, p.plan.boundary, boundary)

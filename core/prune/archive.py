@@ -1,0 +1,238 @@
+"""The raw output archive: every byte a command printed, kept so a pruned result can be paged.
+
+One file per command (`out-7.log` in the session's folder), written while the command runs.
+Reading streams line by line, so a 1 GB archive is paged or searched without loading it, and shows
+the lines cleaned the way the pruner saw them (escapes and progress redraws resolved). When the
+folder grows past its cap the oldest archives go, and the caller gets a notice saying so.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+from core.prune.clean import clean_line
+
+MiB = 1024 * 1024
+_NAME_RE = re.compile(r"^out-(\d+)\.log$")
+_ID_RE = re.compile(r"^out-(\d+)$")
+READ_CAP = 64 * 1024  # bytes of one line read at a time; the rest of a longer line is skipped
+COUNT_CHUNK = 4 * MiB
+
+
+class ArchiveWriter:
+    """A binary append-only file a running command streams into; closing it enforces the cap."""
+
+    def __init__(self, archive: OutputArchive, archive_id: str) -> None:
+        self.archive = archive
+        self.archive_id = archive_id
+        self.notice: str | None = None  # set on close when older archives had to go
+        self._file: BinaryIO = archive.path(archive_id).open("ab")
+
+    def write(self, data: bytes | str) -> int:
+        return self._file.write(data.encode("utf-8", errors="replace") if isinstance(data, str) else data)
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+            self.notice = self.archive.enforce_cap(keep=self.archive_id)
+
+    def __enter__(self) -> ArchiveWriter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+class OutputArchive:
+    def __init__(self, folder: Path, max_total_bytes: int = 200 * MiB) -> None:
+        self.folder = Path(folder)
+        self.max_total_bytes = max_total_bytes
+        self.notices: list[str] = []  # every cap notice so far, oldest first
+        self._dropped: dict[str, str] = {}  # archive id -> the notice that dropped it
+        self._lock = threading.Lock()
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def new_id(self) -> str:
+        """The next free id ("out-1", "out-2"...), after any archive already in the folder.
+
+        The file is created at once, so two sessions sharing a folder never get the same id.
+        """
+        with self._lock:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            number = max(self._numbers(), default=0) + 1
+            while True:
+                try:
+                    self.path(f"out-{number}").open("xb").close()
+                    return f"out-{number}"
+                except FileExistsError:
+                    number += 1
+
+    def path(self, archive_id: str) -> Path:
+        if not _ID_RE.match(archive_id):
+            raise ValueError(f"{archive_id!r} is not an output id; ids look like 'out-7'")
+        return self.folder / f"{archive_id}.log"
+
+    def writer(self, archive_id: str) -> ArchiveWriter:
+        return ArchiveWriter(self, archive_id)
+
+    def write(self, archive_id: str, data: bytes | str) -> str | None:
+        """Append a whole output at once; returns the cap notice, if archives had to go."""
+        with self.writer(archive_id) as w:
+            w.write(data)
+        return w.notice
+
+    def enforce_cap(self, keep: str | None = None) -> str | None:
+        """Drop the oldest archives until the folder is under the cap; `keep` always stays."""
+        with self._lock:
+            files = sorted(((n, self.folder / f"out-{n}.log") for n in self._numbers()), key=lambda x: x[0])
+            sizes = {n: p.stat().st_size for n, p in files if p.exists()}
+            total = sum(sizes.values())
+            dropped: list[int] = []
+            freed = 0
+            for n, p in files:
+                if total - freed <= self.max_total_bytes:
+                    break
+                if f"out-{n}" == keep or n not in sizes:
+                    continue
+                p.unlink(missing_ok=True)
+                dropped.append(n)
+                freed += sizes[n]
+            if not dropped:
+                return None
+            span = f"out-{dropped[0]}" if len(dropped) == 1 else f"out-{dropped[0]}..out-{dropped[-1]}"
+            notice = (f"dropped {span} ({_mb(freed)}) to stay under the {_mb(self.max_total_bytes)} "
+                      "archive cap")
+            for n in dropped:
+                self._dropped[f"out-{n}"] = notice
+            self.notices.append(notice)
+            return notice
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def read(self, archive_id: str, offset: int = 1, limit: int = 200, grep: str | None = None) -> str:
+        """Numbered lines `offset`..`offset+limit-1` (1-based), or with `grep` the matching lines.
+
+        Raises ValueError with a message meant for the model: unknown or dropped id, bad range,
+        invalid regex.
+        """
+        path = self._existing(archive_id)
+        if offset < 1 or limit < 1:
+            raise ValueError(f"offset and limit count lines from 1 (got offset={offset}, limit={limit})")
+        if grep is not None:
+            try:
+                pattern = re.compile(grep)
+            except re.error as exc:
+                raise ValueError(f"invalid regex {grep!r}: {exc}") from None
+            return self._grep(archive_id, path, pattern, offset, limit)
+        return self._page(archive_id, path, offset, limit)
+
+    def ids(self) -> list[str]:
+        return [f"out-{n}" for n in sorted(self._numbers())]
+
+    def _existing(self, archive_id: str) -> Path:
+        path = self.path(archive_id)
+        if path.exists():
+            return path
+        if archive_id in self._dropped:
+            raise ValueError(f"{archive_id} is gone: {self._dropped[archive_id]}")
+        known = self.ids()
+        have = f"the archive holds {known[0]}..{known[-1]}" if known else "the archive is empty"
+        raise ValueError(f"unknown output id {archive_id!r}; {have}")
+
+    def _page(self, archive_id: str, path: Path, offset: int, limit: int) -> str:
+        out: list[str] = []
+        last = offset + limit - 1
+        with path.open("rb") as f:
+            number = 0
+            for number, line in _numbered(f):
+                if number >= offset:
+                    out.append(_format(number, line))
+                    if number == last:
+                        break
+            total = number + _count_rest(f) if number == last else number
+        if not out:
+            return f"{archive_id} has {total:,} lines; offset {offset:,} is past the end"
+        shown_to = offset + len(out) - 1
+        head = f"{archive_id}: lines {offset:,}-{shown_to:,} of {total:,}"
+        tail = (f"\n… {total - shown_to:,} more lines; read_output id={archive_id} offset={shown_to + 1}"
+                if total > shown_to else "")
+        return head + "\n" + "\n".join(out) + tail
+
+    def _grep(self, archive_id: str, path: Path, pattern: re.Pattern[str], offset: int, limit: int) -> str:
+        out: list[str] = []
+        matches = 0
+        with path.open("rb") as f:
+            for number, line in _numbered(f):
+                if number >= offset and pattern.search(line):
+                    matches += 1
+                    if len(out) < limit:
+                        out.append(_format(number, line))
+        where = f" from line {offset:,}" if offset > 1 else ""
+        if not matches:
+            return f"{archive_id}: no line matches /{pattern.pattern}/{where}"
+        head = f"{archive_id}: {matches:,} lines match /{pattern.pattern}/{where}"
+        tail = (f"\n… showing the first {limit:,}; narrow the regex, or pass offset={_number(out[-1]) + 1}"
+                if matches > limit else "")
+        return head + "\n" + "\n".join(out) + tail
+
+    def _numbers(self) -> list[int]:
+        if not self.folder.is_dir():
+            return []
+        return [int(m.group(1)) for p in self.folder.iterdir() if (m := _NAME_RE.match(p.name))]
+
+
+def _numbered(f: BinaryIO) -> Iterator[tuple[int, str]]:
+    """(1-based number, cleaned text) for each line, reading at most READ_CAP bytes of any line."""
+    number = 0
+    while chunk := f.readline(READ_CAP):
+        number += 1
+        rest = 0
+        if len(chunk) == READ_CAP and not chunk.endswith(b"\n"):
+            while True:  # skip the rest of a giant line, counting it
+                more = f.readline(READ_CAP)
+                rest += len(more)
+                if not more or more.endswith(b"\n"):
+                    break
+        text = chunk.rstrip(b"\n").decode("utf-8", errors="replace")
+        yield number, clean_line(text, len(chunk) + rest if rest else None)
+
+
+def _count_rest(f: BinaryIO) -> int:
+    """Lines left after the current position, counted in chunks (fast, bounded memory)."""
+    count = 0
+    last = b"\n"
+    while chunk := f.read(COUNT_CHUNK):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _format(number: int, text: str) -> str:
+    return f"{number:>6}\t{text}"
+
+
+def _number(formatted: str) -> int:
+    return int(formatted.split("\t", 1)[0])
+
+
+def _mb(n: int) -> str:
+    if n >= 10 * MiB:
+        return f"{n / MiB:.0f} MB"
+    return f"{n / MiB:.1f} MB" if n >= MiB else f"{n / 1024:.0f} KB"

@@ -1,0 +1,85 @@
+"""The hard cap on a result's size, reached in steps that lose the least first.
+
+1. context lines (KEPT) go, pinned lines stay;
+2. if the pinned lines alone are too long, only the error-looking ones among them stay (with the
+   last lines, where summaries are), unless the family says its pins are not about errors;
+3. a head and tail cut over what is left, by characters, with a marker for the middle.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from core.prune.rules import is_error_line
+from core.prune.selection import HIDDEN, KEPT, PINNED, Rendered, Selection, is_marker
+
+CONTEXT = "context lines (over budget)"
+PINNED_OVERFLOW = "lines past the budget"
+HEAD_SHARE = 0.6
+TAIL_LINES = 5
+
+
+@dataclass
+class Fitted:
+    lines: list[str]
+    hidden: Counter
+    cut: bool  # whether the budget (not the family rules) removed anything
+
+
+def size(lines: list[str]) -> int:
+    return sum(map(len, lines)) + len(lines)
+
+
+def fit(sel: Selection, budget: int, by_errors: bool = True) -> Fitted:
+    rendered = sel.render()
+    if size(rendered.lines) <= budget:
+        return Fitted(rendered.lines, rendered.hidden, False)
+    level = sel.level
+    for i in range(len(level)):
+        if level[i] == KEPT:
+            sel.hide(i, CONTEXT)
+    rendered = sel.render()
+    if size(rendered.lines) > budget and by_errors:
+        rendered = _errors_only(sel)
+    if size(rendered.lines) > budget:
+        rendered = _head_tail(rendered, budget)
+    return Fitted(rendered.lines, rendered.hidden, True)
+
+
+def _errors_only(sel: Selection) -> Rendered:
+    pinned = [i for i in range(len(sel.level)) if sel.level[i] == PINNED]
+    keep = {i for i in pinned if is_error_line(sel.lines[i])}
+    if not keep:
+        return sel.render()
+    keep.update(pinned[-TAIL_LINES:])
+    for i in pinned:
+        if i not in keep:
+            sel.level[i] = HIDDEN
+            sel.reasons[i] = PINNED_OVERFLOW
+    return sel.render()
+
+
+def _head_tail(rendered: Rendered, budget: int) -> Rendered:
+    """First lines up to 60% of the budget, last lines in the rest, one marker between."""
+    lines = rendered.lines
+    room = budget - 60  # the marker line
+    head: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > room * HEAD_SHARE:
+            break
+        head.append(line)
+        used += len(line) + 1
+    tail: list[str] = []
+    for line in reversed(lines[len(head):]):
+        if used + len(line) + 1 > room:
+            break
+        tail.append(line)
+        used += len(line) + 1
+    tail.reverse()
+    middle = lines[len(head):len(lines) - len(tail)]
+    hidden = Counter(rendered.hidden)
+    dropped = sum(1 for line in middle if not is_marker(line))
+    hidden[PINNED_OVERFLOW] += dropped
+    return Rendered([*head, f"… {len(middle):,} lines cut to fit the budget", *tail], hidden)

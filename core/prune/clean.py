@@ -1,0 +1,122 @@
+"""Cleaning: turn raw terminal bytes into the lines a person would have seen.
+
+Everything here works on the whole text with C-level `str` methods and a few regexes, because it
+runs over every byte of every command's output (10 MB must prune in well under a second).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+# The escapes that terminals interpret instead of printing: CSI (colours, cursor moves, erase),
+# OSC (titles, hyperlinks) ended by BEL or ST, charset selection and the other two-byte escapes.
+# It is the expression the benchmark labels were made with, so nothing it keeps is removed here.
+ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_=>]")
+# Control characters left after the escapes are gone (a lone ESC, BEL, NUL...): tab and newline stay.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
+# A character followed by a backspace is overstruck (man pages, some progress spinners).
+_OVERSTRIKE_RE = re.compile(r"[^\n\x08]\x08")
+_BLANK_RUN_RE = re.compile(r"\n{3,}")
+
+# Lines longer than this are minified bundles, base64 blobs or single-line JSON: no real error
+# message is that long, and one of them could eat the whole budget.
+LINE_CAP = 2_000
+LINE_KEEP = 1_000
+
+# Names under which cleaning reports what it hid (keys of Pruned.hidden).
+PROGRESS_REDRAWS = "progress redraws"
+LONG_LINES = "long lines cut"
+
+
+@dataclass
+class Cleaned:
+    """Cleaned output: `lines` are what a terminal would finally show, `text` is them joined."""
+
+    text: str
+    lines: list[str]
+    hidden: Counter = field(default_factory=Counter)
+
+
+def decode(output: str | bytes) -> str:
+    """Bytes from a pipe are UTF-8 in practice; anything else is shown, not fatal."""
+    if isinstance(output, bytes):
+        return output.decode("utf-8", errors="replace")
+    return output
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI_RE.sub("", text) if "\x1b" in text else text
+
+
+def resolve_redraws(line: str) -> tuple[str, int]:
+    """What a terminal shows for a line redrawn with `\\r`: the text after the last `\\r`.
+
+    Trailing `\\r`s (a `\\r\\r\\n` ending, a bar left as is) redraw nothing, so they are ignored.
+    Returns the line and how many redraws were dropped.
+    """
+    body = line.rstrip("\r")
+    cut = body.rfind("\r")
+    if cut < 0:
+        return body, 0
+    return body[cut + 1:], body.count("\r")
+
+
+def cut_long_line(line: str, length: int | None = None) -> str:
+    """The start of a giant line and how long it was (`length` when `line` is only its start)."""
+    return f"{line[:LINE_KEEP]} … [line cut: {length or len(line):,} chars]"
+
+
+def clean_text(text: str) -> tuple[str, Counter]:
+    """Escapes, redraws and control characters out; `\\n` line ends; long lines cut.
+
+    Returns the text (its lines are what `clean` returns) and the counts of what was hidden.
+    """
+    hidden: Counter = Counter()
+    text = strip_ansi(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        lines = text.split("\n")
+        redraws = 0
+        for i, line in enumerate(lines):
+            if "\r" in line:
+                lines[i], n = resolve_redraws(line)
+                redraws += n
+        if redraws:
+            hidden[PROGRESS_REDRAWS] = redraws
+        text = "\n".join(lines)
+    if "\x08" in text:
+        for _ in range(8):  # nested overstrikes ("ab\b\b") need one pass per level
+            text, n = _OVERSTRIKE_RE.subn("", text)
+            if not n:
+                break
+    text = _CONTROL_RE.sub("", text)
+    return text, hidden
+
+
+def clean(output: str | bytes) -> Cleaned:
+    """Decode and clean a whole output; blank-line runs shrink to one, outer blank lines go."""
+    text, hidden = clean_text(decode(output))
+    text = _BLANK_RUN_RE.sub("\n\n", text).strip("\n")
+    lines = text.split("\n") if text else []
+    if lines and max(map(len, lines)) > LINE_CAP:
+        cut = 0
+        for i, line in enumerate(lines):
+            if len(line) > LINE_CAP:
+                lines[i] = cut_long_line(line)
+                cut += 1
+        hidden[LONG_LINES] = cut
+        text = "\n".join(lines)
+    return Cleaned(text, lines, hidden)
+
+
+def clean_line(line: str, length: int | None = None) -> str:
+    """One archived line as the pruner showed it (used when paging the raw archive).
+
+    `length` is the line's real length when `line` is only its start (a giant line read in part).
+    """
+    text, _ = clean_text(line)
+    text = text.replace("\n", " ")
+    return cut_long_line(text, length) if length or len(text) > LINE_CAP else text

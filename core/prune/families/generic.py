@@ -1,0 +1,60 @@
+"""Any tool: errors with context around them, tracebacks, locations, and the head and tail.
+
+Also the last step of the budget: when a family's result is still too long, this is the rule that
+knows nothing about the tool and still keeps what looks like an error.
+"""
+
+from __future__ import annotations
+
+from core.prune import pytraceback
+from core.prune.families.base import Family
+from core.prune.output import Output
+from core.prune.rules import LOCATION_RE, WARNING_RE, keep_head_tail, keep_windows, lines_containing
+from core.prune.selection import UNSET, Selection
+
+SHORT_LINES = 40  # below this many lines nothing is worth hiding
+HEAD, TAIL = 10, 20
+BEFORE, AFTER = 3, 8
+MAX_LOCATIONS = 60
+MAX_WARNINGS = 10
+SCAN_LINES = 5_000  # locations are looked for near the top only: a scan of every line costs too much
+
+
+def select(out: Output) -> Selection:
+    sel = Selection(out.lines)
+    if len(out.lines) <= SHORT_LINES:
+        sel.keep_range(0, len(out.lines))
+        mark_errors(sel, out)
+        return sel
+    mark_errors(sel, out)
+    keep_head_tail(sel, HEAD, TAIL)
+    return sel
+
+
+def mark_errors(sel: Selection, out: Output) -> None:
+    """Pin error lines and tracebacks, keep context, a few locations and warnings."""
+    spans = pytraceback.apply(sel, out)
+    errors = [i for i in out.error_lines if not _inside(spans, i)]
+    for i in errors:
+        sel.pin(i)
+    keep_windows(sel, errors, BEFORE, AFTER)
+    lines = out.lines
+    located = 0
+    for i in range(min(len(lines), SCAN_LINES)):
+        if sel.level[i] == UNSET and (":" in lines[i] or "(" in lines[i]) and LOCATION_RE.search(lines[i]):
+            sel.keep(i)
+            located += 1
+            if located >= MAX_LOCATIONS:
+                break
+    warned = 0
+    for i in lines_containing(out.lower, out.starts, ("warn",)):
+        if warned < MAX_WARNINGS and WARNING_RE.search(lines[i]):
+            sel.keep(i)
+            warned += 1
+
+
+def _inside(spans: list[tuple[int, int]], i: int) -> bool:
+    return any(start <= i < stop for start, stop in spans)
+
+
+FAMILY = Family("generic", lambda out: 1, select)

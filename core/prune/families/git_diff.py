@@ -1,0 +1,126 @@
+"""git diff / git show / git stash show -p.
+
+Every file header, hunk header and changed line stays. A generated or data file whose hunks are
+large (a lock file, a regenerated JSON fixture, a minified bundle) keeps its headers and a count of
+its changes instead of the changes. Context lines are the first thing the budget may take.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
+from core.prune.output import Output
+from core.prune.selection import KEPT, Selection
+
+_GENERATED_RE = re.compile(
+    r"(?:^|/)(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|"
+    r"Pipfile\.lock|composer\.lock|Gemfile\.lock|go\.sum|uv\.lock|pdm\.lock|bun\.lockb?|flake\.lock)$"
+    r"|\.(?:min\.js|min\.css|map|snap|lock|pb\.go|svg)$|_pb2\.py$|(?:^|/)(?:dist|build|vendor|node_modules|"
+    r"__snapshots__|generated|gen)/|\.generated\."
+)
+_DATA_RE = re.compile(r"\.(?:json|jsonl|ndjson|geojson|csv|tsv|xml|yaml|yml|txt|dat|sql|html|ipynb)$")
+_STAT_RE = re.compile(r"^ \S.* \| +(?:\d+ [+-]*|Bin )")
+GENERATED_MIN_LINES = 20  # a lock file changed by a few lines is shown
+DATA_MIN_LINES = 200
+MAX_STAT_LINES = 50
+CONTEXT = 1  # unchanged lines kept around each change (git prints 3)
+
+
+def detect(out: Output) -> int:
+    if out.command.runs("git") and out.command.subcommand("git") in ("diff", "show", "stash", "format-patch"):
+        return COMMAND
+    if out.command.runs("diff") or out.text.startswith(("diff --git ", "--- ")) or out.has("\ndiff --git "):
+        return STRONG_CONTENT + 10
+    return 0
+
+
+def select(out: Output) -> Selection:
+    lines = out.lines
+    sel = Selection(lines, default=KEPT)
+    sel.collapsible = False  # diff lines must stay applicable
+    files = [i for i, line in enumerate(lines) if line.startswith("diff --git ")] or _plain_diff_starts(lines)
+    stats = 0
+    for i, line in enumerate(lines[:files[0]] if files else lines):  # git show's commit, or a --stat
+        if line.startswith("commit "):
+            sel.pin(i)
+        elif _STAT_RE.match(line):
+            stats += 1
+            if stats <= MAX_STAT_LINES:
+                sel.pin(i)
+            else:
+                sel.hide(i, "diffstat lines")
+    for k, start in enumerate(files):
+        stop = files[k + 1] if k + 1 < len(files) else len(lines)
+        _file(sel, start, stop)
+    return sel
+
+
+def _plain_diff_starts(lines: list[str]) -> list[int]:
+    """File starts of a `diff -u` (no `diff --git` lines): each `--- a` followed by `+++ b`."""
+    return [i for i in range(len(lines) - 1) if lines[i].startswith("--- ") and lines[i + 1].startswith("+++ ")]
+
+
+def _file(sel: Selection, start: int, stop: int) -> None:
+    lines = sel.lines
+    hunk = next((j for j in range(start, stop) if lines[j].startswith("@@")), stop)
+    sel.pin_range(start, hunk)  # diff --git, index, mode, rename, ---, +++ and "Binary files ... differ"
+    path = _path(lines[start])
+    added = removed = 0
+    changed: list[int] = []
+    for j in range(hunk, stop):
+        first = lines[j][:1]
+        if first == "+":
+            added += 1
+            changed.append(j)
+        elif first == "-":
+            removed += 1
+            changed.append(j)
+        elif lines[j].startswith("@@"):
+            changed.append(j)
+    if _collapse(path, added + removed):
+        sel.hide_range(hunk, stop, "generated-file diff lines")
+        sel.note(hunk, f"[{path}: +{added:,} −{removed:,} lines, not shown: generated or data file]")
+        return
+    for j in changed:
+        sel.pin(j)
+    _trim_context(sel, hunk, stop)
+
+
+def _trim_context(sel: Selection, start: int, stop: int) -> None:
+    """Keep CONTEXT unchanged lines on each side of a change; `@@` lines already say where it is."""
+    lines = sel.lines
+    far = CONTEXT + 1
+    distance = [far] * (stop - start)  # to the nearest changed line
+    last = -far
+    for k in range(stop - start):
+        if lines[start + k][:1] in "+-":
+            last = k
+        distance[k] = k - last
+    last = stop - start + far
+    for k in range(stop - start - 1, -1, -1):
+        if lines[start + k][:1] in "+-":
+            last = k
+        distance[k] = min(distance[k], last - k)
+    for k, d in enumerate(distance):
+        line = lines[start + k]
+        if d > CONTEXT and (not line or line[0] == " "):
+            sel.hide(start + k, "unchanged lines")
+
+
+def _path(header: str) -> str:
+    """`diff --git a/x b/x` -> "x" (also for a plain `--- a/x` header)."""
+    if header.startswith("diff --git "):
+        rest = header[len("diff --git "):]
+        half = rest.rfind(" b/")
+        return rest[half + 3:] if half >= 0 else rest
+    return header[4:].split("\t")[0].removeprefix("a/")
+
+
+def _collapse(path: str, changed: int) -> bool:
+    if _GENERATED_RE.search(path):
+        return changed >= GENERATED_MIN_LINES
+    return _DATA_RE.search(path) is not None and changed >= DATA_MIN_LINES
+
+
+FAMILY = Family("git-diff", detect, select, errors_first=False)

@@ -1,0 +1,177 @@
+"""pytest: failures, errors and the summaries stay; passing tests, the session header and the test
+source that pytest reprints above each failing line go.
+
+pytest's report is a sequence of `=== title ===` sections. The progress section lists every test;
+FAILURES/ERRORS hold one `___ test id ___` block per failure, each a chain of frames that end in a
+`path:line: Exception` location; "short test summary info" repeats the failing ids; the last
+`=== ... in 0.37s ===` line is the summary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
+from core.prune.output import Output
+from core.prune.pytraceback import LIBRARY_FRAMES as LIBRARY
+from core.prune.pytraceback import is_library
+from core.prune.rules import SEPARATOR_RE, is_error_line
+from core.prune.selection import KEPT, Selection
+
+_SECTION_RE = re.compile(r"^={3,} (.+?) ={3,}$")
+_FINAL_RE = re.compile(r"\b(?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|no tests ran)\b"
+                       r".* in [\d.]+s\b")
+_FINAL_LINE_RE = re.compile(r"^=+ .* in [\d.]+s\b.*=+$|^\d+ (?:passed|failed)\b.* in [\d.]+s", re.M)
+_TEST_HEAD_RE = re.compile(r"^_{3,} .+ _{3,}$")
+_FRAME_SEP_RE = re.compile(r"^(?:_ ){8,}_?\s*$")
+_LOCATION_RE = re.compile(r"^\S+:\d+:(?: |$)")
+_STATUS_RE = re.compile(r"(?:^|\s)(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?:\s|$)")
+_DOTS_RE = re.compile(r"^(?:\S+ )?[.sxXFE]+\s*(?:\[\s*\d+%\])?$")
+_CAPTURE_RE = re.compile(r"^-{3,} (?:Captured|captured) .* -{3,}$")
+
+PASSING = "passing tests"
+SKIPPED = "skipped tests"
+REPEATED = "failing tests (listed in the summary)"
+PROGRESS = "progress lines"
+HEADER = "session header lines"
+SOURCE = "test source lines"
+SEPARATORS = "frame separators"
+CAPTURED = "captured output lines"
+REPORT = "report lines"
+CAPTURE_HEAD, CAPTURE_TAIL = 15, 5
+REPORT_LINES = 6
+
+
+def detect(out: Output) -> int:
+    if out.command.runs("pytest", "py.test"):
+        return COMMAND
+    if out.has("test session starts", "short test summary info") or _FINAL_LINE_RE.search(out.text[-400:]):
+        return STRONG_CONTENT
+    return 0
+
+
+def select(out: Output) -> Selection:
+    lines = out.lines
+    sel = Selection(lines, default=KEPT)
+    # The short summary repeats the failing ids, so their progress lines can go.
+    repeated = out.has("short test summary info")
+    section = "start"
+    collecting = False  # past the session header
+    blocks: list[tuple[str, list[int]]] = []  # ("failure" | "report", line indices)
+    for i, line in enumerate(lines):
+        if line.startswith("=") and (m := _SECTION_RE.match(line)):
+            section = _section(m.group(1))
+            if section == "report":
+                blocks.append(("report", []))
+            else:
+                sel.pin(i)
+            continue
+        if line.startswith("!!!"):
+            sel.pin(i)
+        elif section == "start":
+            collecting = collecting or line.startswith(("collect", "created:", "="))
+            if not collecting and not is_error_line(line):
+                sel.hide(i, HEADER)  # platform, rootdir, plugins, hypothesis profile...
+            else:
+                _progress_line(sel, i, line, repeated)
+        elif section == "failures":
+            if _TEST_HEAD_RE.match(line):
+                sel.pin(i)
+                blocks.append(("failure", []))
+            elif blocks and blocks[-1][0] == "failure":
+                blocks[-1][1].append(i)
+        elif section == "summary":
+            if line.startswith(("FAILED", "ERROR", "XPASS")):
+                sel.pin(i)
+        elif section == "report":
+            blocks[-1][1].append(i)
+    for kind, block in blocks:
+        (_failure if kind == "failure" else _report)(sel, block)
+    return sel
+
+
+def _section(title: str) -> str:
+    if "test session starts" in title:
+        return "start"
+    if title.startswith(("FAILURES", "ERRORS")):
+        return "failures"
+    if "short test summary" in title:
+        return "summary"
+    if _FINAL_RE.search(title) or "Interrupted" in title or "no tests ran" in title:
+        return "end"
+    return "report"  # warnings summary, PASSES, durations, coverage...
+
+
+def _progress_line(sel: Selection, i: int, line: str, repeated: bool) -> None:
+    if "::" in line and (m := _STATUS_RE.search(line)):
+        status = m.group(1)
+        if status in ("PASSED", "XFAIL"):
+            sel.hide(i, PASSING)
+        elif status == "SKIPPED":
+            sel.hide(i, SKIPPED)
+        elif repeated:
+            sel.hide(i, REPEATED)
+        else:
+            sel.pin(i)
+    elif _DOTS_RE.match(line) and "F" not in line and "E" not in line:
+        sel.hide(i, PROGRESS)
+
+
+def _failure(sel: Selection, block: list[int]) -> None:
+    """One failing test: pin the failing lines, `E` lines and locations; drop the reprinted source.
+
+    In a long frame pytest prints the function's source down to the failing line (marked `>`),
+    then the `E` lines, then `path:line: Exception`. A short frame is `path:line: in func` followed
+    by the statement it ran.
+    """
+    lines = sel.lines
+    capture = next((n for n, i in enumerate(block) if _CAPTURE_RE.match(lines[i])), len(block))
+    anchor = block[0] - 1 if block else 0  # the last line that ended a frame
+    short_frame = library_frame = False
+    for i in block[:capture]:
+        line = lines[i]
+        if library_frame and not line.startswith(" "):
+            library_frame = False
+        if _FRAME_SEP_RE.match(line):
+            sel.hide(i, SEPARATORS)
+            anchor, short_frame = i, False
+        elif line.startswith("E ") or line == "E":
+            sel.pin(i)
+            anchor, short_frame = i, False
+        elif _LOCATION_RE.match(line):
+            short_frame = " in " in line
+            if short_frame and is_library(line.split(":", 1)[0]):
+                library_frame = True
+                sel.hide(i, LIBRARY)
+            else:
+                sel.pin(i)
+            anchor = i
+        elif line.startswith(">"):
+            sel.pin(i)
+            sel.hide_range(anchor + 1, i, SOURCE)
+            anchor, short_frame = i, False
+        elif library_frame and line.startswith(" "):
+            sel.hide(i, LIBRARY)
+        elif short_frame and line.strip():
+            sel.pin(i)  # the statement a short frame ran: `    from .report import render_csv`
+            short_frame = False
+        elif not line.startswith(" ") and is_error_line(line):
+            sel.pin(i)
+    captured = block[capture:]
+    sel.hide_all(captured[CAPTURE_HEAD:max(len(captured) - CAPTURE_TAIL, CAPTURE_HEAD)], CAPTURED)
+    for i in captured:
+        if is_error_line(lines[i]):
+            sel.pin(i)
+
+
+def _report(sel: Selection, block: list[int]) -> None:
+    """Warnings summary, durations, coverage: a few lines, the TOTAL line and any error."""
+    for n, i in enumerate(block):
+        line = sel.lines[i]
+        if line.startswith("TOTAL") or is_error_line(line):
+            sel.pin(i)
+        elif n >= REPORT_LINES and not SEPARATOR_RE.match(line):
+            sel.hide(i, REPORT)
+
+
+FAMILY = Family("pytest", detect, select)

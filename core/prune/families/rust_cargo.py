@@ -1,0 +1,98 @@
+"""cargo and rustc: build, check, clippy, test, run.
+
+A diagnostic is a block from `error[E0308]: ...` / `warning: ...` to the next blank line, with its
+` --> file:line:col` and the annotated source. Error blocks stay whole; warning blocks go when
+anything failed and shrink to their headline and location otherwise. `Compiling`/`Downloaded`
+lines and passing `test x ... ok` lines go; panics, failures and `test result:` lines stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
+from core.prune.output import Output
+from core.prune.rules import FULL_WARNINGS, WARNING_LINES, is_blank, kinds_note
+from core.prune.selection import KEPT, Selection
+
+_DIAG_RE = re.compile(r"^(error|warning)(?:\[\w+\])?(?::|$)")
+_PROGRESS_RE = re.compile(
+    r"^\s+(?:Compiling|Checking|Downloaded|Downloading|Updating|Locking|Adding|Fresh|Blocking|Documenting|Packaging"
+    r"|Verifying|Unpacking|Installing|Replacing|Removing|Scraping|Building|Archiving|Uploading|Waiting|Fetching)\s"
+)
+_TEST_RE = re.compile(r"^test (\S.*) \.\.\. (ok|FAILED|ignored|bench:.*)$")
+_RESULT_RE = re.compile(r"^test result: |^error: test failed|^error: \d+ targets? failed")
+_FAILURE_HEAD_RE = re.compile(r"^---- \S.* (?:stdout|stderr) ----$")
+_LIBRARY_FRAME_RE = re.compile(r"^\s+\d+: (?:std::|core::|alloc::|test::|rust_begin_unwind|__rust|<alloc::|<core::|"
+                               r"<std::|_start|__libc|main$)|^\s+at /rustc/")
+MAX_ERROR_LINES = 60
+_QUOTED_RE = re.compile(r"`[^`]*`")
+
+
+def detect(out: Output) -> int:
+    if out.command.runs("cargo", "rustc", "cargo-nextest", "clippy-driver"):
+        return COMMAND
+    return STRONG_CONTENT if out.has("error[E", "   Compiling ", "test result: ", "could not compile `") else 0
+
+
+def select(out: Output) -> Selection:
+    lines = out.lines
+    sel = Selection(lines, default=KEPT)
+    blocks = _diagnostics(lines)
+    failed = out.failed or any(kind == "error" for kind, _, _ in blocks)
+    warnings = []
+    for kind, start, stop in blocks:
+        if kind == "error":
+            sel.pin_range(start, min(stop, start + MAX_ERROR_LINES))
+        else:
+            warnings.append((start, stop + 1 if stop < len(lines) and is_blank(lines[stop]) else stop))
+    hidden = warnings if failed else warnings[FULL_WARNINGS:]
+    for start, stop in hidden:
+        sel.hide_range(start, stop, WARNING_LINES)
+    if hidden and not failed:
+        sel.note(hidden[0][0], kinds_note("warnings", Counter(_kind(lines[start]) for start, _ in hidden)))
+    in_failure = False
+    for i, line in enumerate(lines):
+        if _PROGRESS_RE.match(line):
+            sel.hide(i, "build progress lines")
+        elif m := _TEST_RE.match(line):
+            if m.group(2) == "FAILED":
+                sel.pin(i)
+            else:
+                sel.hide(i, "passing tests" if m.group(2) == "ok" else "ignored tests")
+        elif _RESULT_RE.match(line) or _FAILURE_HEAD_RE.match(line) or "panicked at" in line:
+            sel.pin(i)
+            in_failure = _FAILURE_HEAD_RE.match(line) is not None or in_failure
+        elif _LIBRARY_FRAME_RE.match(line):
+            sel.hide(i, "library frames")
+        elif in_failure and not is_blank(line):
+            sel.pin(i)
+        elif is_blank(line):
+            in_failure = False
+    return sel
+
+
+def _kind(headline: str) -> str:
+    """`warning: unused variable: `n`` -> "unused variable"."""
+    return _QUOTED_RE.sub("…", headline.split(":", 1)[-1].strip()).removesuffix(": …")
+
+
+def _diagnostics(lines: list[str]) -> list[tuple[str, int, int]]:
+    """(kind, first line, line after the block) for each error/warning block."""
+    blocks = []
+    i, n = 0, len(lines)
+    while i < n:
+        m = _DIAG_RE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        j = i + 1
+        while j < n and not is_blank(lines[j]) and not _DIAG_RE.match(lines[j]) and not _PROGRESS_RE.match(lines[j]):
+            j += 1
+        blocks.append((m.group(1), i, j))
+        i = j
+    return blocks
+
+
+FAMILY = Family("cargo", detect, select)

@@ -1,0 +1,49 @@
+"""The two lines that make a pruned result never silent: the exit code and what was removed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from core.prune.selection import noun
+
+MAX_KINDS = 4
+_HEADER_RE = re.compile(r"exit code (-?\d+|unknown)")
+_STAMP_RE = re.compile(r"\[pruned [\d,]+ → [\d,]+ chars.*\]")
+
+
+def header(exit_code: int | None) -> str:
+    return f"exit code {'unknown' if exit_code is None else exit_code}"
+
+
+def stamp(original: int, final: int, hidden: Mapping[str, int], archive_id: str | None,
+          budget: int | None) -> str:
+    """`[pruned 18,460 → 356 chars; 412 passing tests, 3 progress redraws hidden; full output: out-7]`."""
+    parts = [f"pruned {original:,} → {final:,} chars"]
+    kinds = sorted(hidden.items(), key=lambda kv: (-kv[1], kv[0]))
+    if kinds:
+        shown = ", ".join(f"{n:,} {noun(kind, n)}" for kind, n in kinds[:MAX_KINDS])
+        rest = sum(n for _, n in kinds[MAX_KINDS:])
+        parts.append(f"{shown}{f', {rest:,} other lines' if rest else ''} hidden")
+    if budget is not None:
+        parts.append(f"cut to the {budget:,}-char budget" + (
+            f", read_output {archive_id} pages the rest" if archive_id else ""))
+    if archive_id:
+        parts.append(f"full output: {archive_id}")
+    return f"[{'; '.join(parts)}]"
+
+
+def split_own_header(text: str) -> tuple[str, int | None, bool]:
+    """Take our own header and stamp off a result that is pruned again.
+
+    Returns the rest of the text, the exit code the header stated, and whether a header was found.
+    """
+    first, sep, rest = text.partition("\n")
+    m = _HEADER_RE.fullmatch(first)
+    if m is None:
+        return text, None, False
+    second, sep2, after = rest.partition("\n")
+    if _STAMP_RE.fullmatch(second):
+        rest = after if sep2 else ""
+    code = None if m.group(1) == "unknown" else int(m.group(1))
+    return (rest if sep else ""), code, True

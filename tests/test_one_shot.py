@@ -1,0 +1,116 @@
+"""`agent.py --one` end to end, as a subprocess, against a scripted model on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import TEST_KEY
+from tests.sse_server import Reply, ScriptedServer, call_events, text_events
+
+AGENT = Path(__file__).resolve().parent.parent / "agent.py"
+
+
+def run_agent(args: list[str], server_url: str, tmp_path: Path, stdin: bytes | None = None,
+              env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPSEEK_", "AGENT_"))}
+    environ.update({"DEEPSEEK_BASE_URL": server_url, "DEEPSEEK_API_KEY": TEST_KEY,
+                    "AGENT_SESSIONS_DIR": str(tmp_path / "sessions"), "AGENT_RETRY_BASE_DELAY": "0.05",
+                    "PYTHONUTF8": "0", "NO_COLOR": "1", **(env or {})})
+    return subprocess.run([sys.executable, str(AGENT), "--cwd", str(workspace), *args], input=stdin,
+                          capture_output=True, env=environ, timeout=timeout, check=False)
+
+
+def test_one_shot_writes_runs_and_answers(tmp_path: Path) -> None:
+    script = [
+        Reply(call_events([("write_file", {"path": "hello.txt", "content": "héllo 你好\n"})], reasoning="plan")),
+        Reply(call_events([("run_shell", {"command": f"{sys.executable} -c \"print(open('hello.txt', "
+                                                     f"encoding='utf-8').read().upper())\""})], reasoning="check")),
+        Reply(text_events("The file says HÉLLO 你好.", reasoning="done")),
+    ]
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "create hello.txt and show it"], server.url, tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert (tmp_path / "ws" / "hello.txt").read_text(encoding="utf-8") == "héllo 你好\n"
+    assert done.stdout.decode("utf-8") == "The file says HÉLLO 你好.\n"
+    # The server saw reasoning + grouped calls + outputs replayed, in that order, on every turn.
+    first, second, third = server.requests
+    assert first["input"] == [{"role": "user", "content": "create hello.txt and show it"}]
+    types = [item.get("type", "message") for item in third["input"]]
+    assert types == ["message", "reasoning", "function_call", "function_call_output",
+                     "reasoning", "function_call", "function_call_output"]
+    call, output = third["input"][5], third["input"][6]
+    assert call["name"] == "run_shell" and output["call_id"] == call["call_id"]
+    assert "HÉLLO 你好" in output["output"] and output["output"].startswith("exit code 0")
+    assert second["input"] == third["input"][:4]  # the prefix never changes: the cache keeps hitting
+    assert all(r["stream"] is True and r["store"] is False for r in server.requests)
+    tools = {t["name"] for t in first["tools"]}
+    assert {"run_shell", "read_file", "write_file", "edit_file", "list_files", "search"} <= tools
+
+
+def test_piped_invalid_utf8_becomes_replacement_chars(tmp_path: Path) -> None:
+    with ScriptedServer([Reply(text_events("收到: 你好"))]) as server:
+        done = run_agent(["--one"], server.url, tmp_path, stdin=b"\xe4\xbd\xa0\xe5\xa5\xbd \xff\xfe")
+    assert done.returncode == 0, done.stderr.decode()
+    assert server.requests[0]["input"][0]["content"] == "你好 \ufffd\ufffd"
+    assert done.stdout.decode("utf-8") == "收到: 你好\n"
+
+
+def test_destructive_command_is_refused_without_yes(tmp_path: Path) -> None:
+    script = [Reply(call_events([("run_shell", {"command": "rm -rf ~"})])), Reply(text_events("I will not."))]
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "clean up"], server.url, tmp_path)
+    assert done.returncode == 0
+    output = server.requests[1]["input"][-1]
+    assert output["type"] == "function_call_output" and output["output"].startswith("refused")
+    assert "--yes" in output["output"]
+
+
+def test_step_limit_has_its_own_exit_code(tmp_path: Path) -> None:
+    loop = Reply(call_events([("list_files", {})]))
+    with ScriptedServer([loop]) as server:
+        done = run_agent(["--one", "loop forever"], server.url, tmp_path, env={"AGENT_MAX_STEPS": "3"})
+    assert done.returncode == 3 and len(server.requests) == 3
+    assert "AGENT_MAX_STEPS" in done.stderr.decode()
+
+
+def test_dropped_stream_after_text_exits_non_zero_and_keeps_the_text(tmp_path: Path) -> None:
+    with ScriptedServer([Reply(text_events("partial answer here", chunks=3), drop_after=3)]) as server:
+        done = run_agent(["--one", "hi"], server.url, tmp_path)
+    assert done.returncode == 1 and len(server.requests) == 1
+    assert "not retried" in done.stderr.decode()
+    journal = next((tmp_path / "sessions").glob("*/journal.jsonl")).read_text(encoding="utf-8")
+    assert '"status":"incomplete"' in journal and "partial" in journal
+
+
+def test_401_names_the_key_source_and_never_prints_the_key(tmp_path: Path) -> None:
+    body = b'{"error":{"message":"Authentication Fails (key sk-test-0123456789abcdef-SECRET)"}}'
+    with ScriptedServer([Reply(status=401, body=body)]) as server:
+        done = run_agent(["--one", "hi"], server.url, tmp_path)
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "DEEPSEEK_API_KEY" in err and "rejected" in err
+    assert TEST_KEY not in err + done.stdout.decode()
+    for path in (tmp_path / "sessions").rglob("*"):
+        if path.is_file():
+            assert TEST_KEY not in path.read_text(encoding="utf-8", errors="replace")
+
+
+def test_json_mode_writes_one_event_per_line(tmp_path: Path) -> None:
+    with ScriptedServer([Reply(text_events("ok", reasoning="r"))]) as server:
+        done = run_agent(["--one", "hi", "--json"], server.url, tmp_path)
+    events = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "reasoning" and "text" in kinds and kinds[-1] == "done"
+    assert events[-1]["status"] == "ok" and events[-1]["text"] == "ok"
+
+
+def test_missing_key_is_one_clear_sentence(tmp_path: Path) -> None:
+    done = run_agent(["--one", "hi"], "https://api.deepseek.com", tmp_path, env={"DEEPSEEK_API_KEY": ""})
+    err = done.stderr.decode().strip()
+    assert done.returncode == 2 and err.startswith("error: No API key found") and "DEEPSEEK_API_KEY" in err
+    assert len(err.splitlines()) == 1
