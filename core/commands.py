@@ -40,8 +40,18 @@ def _resume(session: Session, arg: str) -> Reply:
     return Reply(f"Resumed session {new.journal.id} ({len(new.agent.history)} items).{notes}", session=new)
 
 
+def _context(session: Session, arg: str) -> Reply:
+    return Reply(session.agent.context_report())
+
+
+def _compact(session: Session, arg: str) -> Reply:
+    return Reply(session.agent.compact())
+
+
 COMMANDS: dict[str, tuple[Callable[[Session, str], Reply], str]] = {
     "/help": (_help, "show this list"),
+    "/context": (_context, "what the next request holds, by source, against the budget"),
+    "/compact": (_compact, "summarise older turns now to free context"),
     "/sessions": (_sessions, "list saved sessions"),
     "/resume": (_resume, "continue a saved session: /resume [ID] (latest without ID)"),
     "/exit": (_exit, "quit (Ctrl-D works too)"),

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from core.context.usage import parse_prices
+
 API_KEY = "DEEPSEEK_API_KEY"
 
 
@@ -89,6 +91,10 @@ class Settings:
     connect_timeout: float = 15.0
     idle_timeout: float = 300.0
     sessions_dir: str = ""
+    working_budget: int = 128_000
+    context_trigger: float = 0.8
+    context_target: float = 0.5
+    prices: str = ""
     env_file: Path = field(default_factory=lambda: app_dir() / ".env")
     extra: Mapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -126,6 +132,10 @@ ENV_NAMES: dict[str, str] = {
     "connect_timeout": "AGENT_CONNECT_TIMEOUT",
     "idle_timeout": "AGENT_IDLE_TIMEOUT",
     "sessions_dir": "AGENT_SESSIONS_DIR",
+    "working_budget": "AGENT_WORKING_BUDGET",
+    "context_trigger": "AGENT_CONTEXT_TRIGGER",
+    "context_target": "AGENT_CONTEXT_TARGET",
+    "prices": "AGENT_PRICES",
 }
 
 
@@ -202,3 +212,12 @@ def _validate(s: Settings) -> None:
         raise ConfigError("AGENT_SHELL_TIMEOUT, AGENT_CONNECT_TIMEOUT and AGENT_IDLE_TIMEOUT must be positive.")
     if s.max_retries < 0 or s.retry_base_delay < 0:
         raise ConfigError("AGENT_MAX_RETRIES and AGENT_RETRY_BASE_DELAY must not be negative.")
+    if s.working_budget < 0:
+        raise ConfigError("AGENT_WORKING_BUDGET must be 0 (no cap) or a positive number of tokens.")
+    if not 0 < s.context_target < s.context_trigger <= 1:
+        raise ConfigError("AGENT_CONTEXT_TARGET and AGENT_CONTEXT_TRIGGER must satisfy 0 < target < trigger <= 1, "
+                          f"got {s.context_target} and {s.context_trigger}.")
+    try:
+        parse_prices(s.prices)
+    except ValueError as exc:
+        raise ConfigError(f"AGENT_PRICES: {exc} (expected model=hit/miss/output;..., USD per 1M tokens).") from None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.context.overflow import is_context_overflow
+
 # HTTP statuses worth another try (the OpenAI SDK's policy: 408, 409, 429 and 5xx).
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 # Error codes inside a stream that a new attempt may cure.
@@ -50,13 +52,6 @@ def error_fields(payload: Any) -> tuple[str, str | None, str | None]:
     if isinstance(payload, str):
         return payload, None, None
     return "", None, None
-
-
-def is_context_overflow(code: str | None, etype: str | None, message: str) -> bool:
-    """True when a server says the request is longer than the model's window."""
-    text = message.lower()
-    return (code == "context_length_exceeded" or etype == "context_length_exceeded"
-            or "maximum context length" in text or ("context window" in text and "exceed" in text))
 
 
 def from_http(status: int, body: bytes, key_source: str = "") -> ApiError:

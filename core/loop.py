@@ -7,6 +7,7 @@ Whatever happens, the history stays valid for the next request: every function c
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,17 @@ from core.assembler import TurnResult, Usage
 from core.cancel import Cancel
 from core.client import ResponsesClient
 from core.config import Settings
+from core.context import (
+    DEFAULT_PRICES,
+    SUMMARY_PROMPT,
+    ContextManager,
+    Shaped,
+    UsageTotals,
+    cap_result,
+    parse_prices,
+    repeated_call_error,
+)
+from core.context.settings import from_settings
 from core.errors import ApiError
 from core.events import Emit
 from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, UserMessage
@@ -50,12 +62,17 @@ class Agent:
         self.history: list[Item] = list(history or [])
         self.instructions = build_instructions(self.workspace.root)
         self.tools = tool_schemas()
-        self.session_usage = Usage()
+        self.context = ContextManager(from_settings(settings), summarize=self._summarize,
+                                      tools_json=json.dumps(self.tools, ensure_ascii=False))
+        prices = {**DEFAULT_PRICES, **parse_prices(settings.prices)}
+        self.usage = UsageTotals(prices.get(settings.model))
         self._seen_call_ids = {i.call_id for i in self.history if isinstance(i, FunctionCall)}
+        self._cancel = Cancel()
+        self._shaped: Shaped | None = None
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:
-        cancel = cancel or Cancel()
+        cancel = self._cancel = cancel or Cancel()
         self._record(UserMessage(text))
         outcome = self._steps(cancel)
         self.emit(ev.DONE, {"status": outcome.status, "text": outcome.text, "steps": outcome.steps})
@@ -63,7 +80,7 @@ class Agent:
 
     def _steps(self, cancel: Cancel) -> Outcome:
         for step in range(1, self.settings.max_steps + 1):
-            result = self.client.stream(self.request_body(), self.emit, cancel)
+            result = self._ask(cancel)
             self._record_turn(result)
             if result.status == "aborted":
                 self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
@@ -93,18 +110,87 @@ class Agent:
         """Run the turn's calls in order; False if interrupted (the rest get a 'not run' output)."""
         ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=self.emit,
                           approve=self.approve, cancel=cancel, archive=self.archive)
+        cap = self.context.settings.result_cap_tokens
         for call in calls:
             if cancel.cancelled:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
                                                 meta={"tool": call.name, "status": "interrupted"}))
                 continue
-            self._record(run_tool(call, ctx))
+            output = run_tool(call, ctx, refusal=repeated_call_error(self.history, call))
+            output.output = cap_result(output.output, call.name, output.meta, cap)
+            self._record(output)
         return not cancel.cancelled
 
-    # -- history ----------------------------------------------------------------------------
-    def request_body(self) -> dict:
-        return build_body(self.settings, self.instructions, self.history, self.tools)
+    # -- requests ---------------------------------------------------------------------------
+    def _ask(self, cancel: Cancel) -> TurnResult:
+        """One model turn on the shaped history; a too-long request is reshaped hard and retried once."""
+        self._shaped = self._shape(force=False)
+        result = self.client.stream(self._body(self._shaped.items), self.emit, cancel)
+        if not _overflowed(result):
+            return result
+        self.emit(ev.NOTICE, {"kind": "context", "message": "the server says the request is too long for the "
+                              "model; shaping harder and retrying once"})
+        self._shaped = self._shape(force=True)
+        result = self.client.stream(self._body(self._shaped.items), self.emit, cancel)
+        if _overflowed(result) and result.error is not None:
+            result.error.message = (
+                "The conversation no longer fits the model's context window, even after shaping it as far as "
+                f"it goes ({result.error.message}). Nothing was lost: the whole transcript is in the session "
+                "journal. Try /compact, or continue in a new session with a short recap.")
+        return result
 
+    def _shape(self, force: bool) -> Shaped:
+        shaped = self.context.shape(self.history, self.instructions, force=force)
+        for action in shaped.actions:
+            self.emit(ev.NOTICE, {"kind": "context", "message": action})
+        return shaped
+
+    def _body(self, items: list[Item], **overrides: object) -> dict:
+        return {**build_body(self.settings, self.instructions, items, self.tools), **overrides}
+
+    def request_body(self) -> dict:
+        """The next request as it would be sent now (for inspection and tests)."""
+        return self._body(self.context.shape(self.history, self.instructions).items)
+
+    def _summarize(self, items: list[Item]) -> str:
+        """The compaction summariser: the shaped prefix plus SUMMARY_PROMPT, answered without tools."""
+        body = self._body([*items, UserMessage(SUMMARY_PROMPT)], tool_choice="none")
+        result = self.client.stream(body, ev.discard, self._cancel)
+        if result.status != "completed" or not result.text.strip():
+            raise RuntimeError(result.error.message if result.error else f"the summary came back {result.status}")
+        if result.usage is not None:
+            self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
+                           result.usage.reasoning_tokens)
+        if self.journal is not None:
+            self.journal.write({"kind": "compaction", "text": result.text, "covers": len(items)})
+        return result.text
+
+    # -- /context and /compact ---------------------------------------------------------------
+    def context_report(self) -> str:
+        """Tokens of the next request by source, against the budget."""
+        parts = self.context.breakdown(self.history, self.instructions)
+        total = sum(parts.values())
+        budget = self.context.budget
+        lines = [f"Context: about {total:,} of {budget:,} tokens ({100 * total / budget:.0f}% of the budget; "
+                 f"window {self.settings.context_window:,})"]
+        lines += [f"  {name:<24} {tokens:>9,}" for name, tokens in sorted(parts.items(), key=lambda kv: -kv[1])
+                  if tokens]
+        usage = self.usage
+        if usage.input_tokens:
+            cost = f", ${usage.cost_usd:.4f}" if usage.prices else ""
+            lines.append(f"Session: {usage.input_tokens:,} input tokens ({100 * usage.cache_hit_share:.0f}% "
+                         f"from cache), {usage.output_tokens:,} output{cost}")
+        return "\n".join(lines)
+
+    def compact(self, cancel: Cancel | None = None) -> str:
+        """Summarise all but the latest turns now; says what happened."""
+        self._cancel = cancel or Cancel()
+        shaped = self.context.compact_now(self.history, self.instructions)
+        if not shaped.actions:
+            return "Nothing to compact yet."
+        return "; ".join(shaped.actions)
+
+    # -- history ----------------------------------------------------------------------------
     def _record(self, item: Item) -> None:
         self.history.append(item)
         if self.journal is not None:
@@ -134,14 +220,19 @@ class Agent:
         return candidate
 
     def _account(self, usage: Usage) -> None:
-        total = self.session_usage
-        total.input_tokens += usage.input_tokens
-        total.cached_tokens += usage.cached_tokens
-        total.output_tokens += usage.output_tokens
-        total.reasoning_tokens += usage.reasoning_tokens
+        shaped = self._shaped or self._shape(force=False)
+        self.context.calibrate(shaped, usage.input_tokens)
+        cost = self.usage.add(usage.input_tokens, usage.cached_tokens, usage.output_tokens, usage.reasoning_tokens)
         if self.journal is not None:
             self.journal.write({"kind": "usage", **usage.__dict__})
-        self.emit(ev.USAGE, {**usage.__dict__, "context_window": self.settings.context_window})
+        known = self.usage.prices is not None
+        self.emit(ev.USAGE, {**usage.__dict__, "context_tokens": usage.input_tokens,
+                             "budget_tokens": shaped.budget, "cost_usd": cost if known else None,
+                             "session_cost_usd": self.usage.cost_usd if known else None})
+
+
+def _overflowed(result: TurnResult) -> bool:
+    return result.status == "failed" and result.error is not None and result.error.kind == "context_overflow"
 
 
 def _incomplete_message(reason: str) -> str:

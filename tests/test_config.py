@@ -25,6 +25,10 @@ def _env_file(tmp_path: Path, text: str) -> Path:
     return path
 
 
+SPECIAL_VALUES = {"base_url": "http://127.0.0.1:9", "context_window": "200000", "context_trigger": "0.9",
+                  "context_target": "0.3", "prices": "deepseek-v4-flash=1/2/3"}
+
+
 def test_every_key_in_env_example_takes_effect(tmp_path: Path) -> None:
     example = Path(__file__).resolve().parent.parent / ".env.example"
     keys = [k for k in parse_dotenv(example.read_text(encoding="utf-8"))]
@@ -36,9 +40,7 @@ def test_every_key_in_env_example_takes_effect(tmp_path: Path) -> None:
     defaults = config.Settings()
     for attr, name in config.ENV_NAMES.items():
         default = getattr(defaults, attr)
-        value = {int: "7", float: "7.5", str: "http://127.0.0.1:9" if attr == "base_url" else "changed"}[type(default)]
-        if attr == "context_window":
-            value = "200000"
+        value = SPECIAL_VALUES.get(attr) or {int: "7", float: "7.5", str: "changed"}[type(default)]
         settings = load_settings(environ={name: value}, env_file=tmp_path / "none")
         assert getattr(settings, attr) != default, name
     for name in names - set(config.ENV_NAMES.values()) - {config.API_KEY}:

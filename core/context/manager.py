@@ -67,17 +67,20 @@ class ContextManager:
         """The request input for the journal `items` (append-only between calls; never modified).
 
         force=True (after a context-overflow error) ignores the trigger, shrinks the protected
-        window to the last two turns and runs every layer down to the target.
+        window to the last two turns and runs every layer down to the target, or to half the
+        current request when that is lower: the server has just said the window is smaller than
+        the settings claim, so the budget cannot be trusted.
         """
         self._sync(items)
         fixed = self._fixed(instructions)
         total = fixed + self._plan.raw_total(self._index)
         actions: list[Action] = []
         if force or total > self._raw(self.settings.trigger):
+            goal = self._raw(self.settings.target)
             p = self._pass(
                 items,
                 fixed,
-                self._raw(self.settings.target),
+                min(goal, total // 2) if force else goal,
                 0 if force else self._raw(self.settings.protect),
             )
             actions = self._relieve(p, self._usable_compactor())

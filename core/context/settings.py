@@ -8,6 +8,7 @@ scale down with the window instead of being fixed token counts that a small mode
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -57,3 +58,14 @@ class ContextSettings:
     def result_cap_tokens(self) -> int:
         """The `max_tokens` the tool runner should pass to `cap_result`."""
         return max(self.share(self.result_cap), 256)
+
+
+def from_settings(settings: Any) -> ContextSettings:
+    """The knobs that `core.config.Settings` exposes in `.env` (the rest keep their defaults)."""
+    return ContextSettings(
+        context_window=settings.context_window,
+        max_output_tokens=settings.max_output_tokens,
+        working_budget=settings.working_budget or None,
+        trigger=settings.context_trigger,
+        target=settings.context_target,
+    )

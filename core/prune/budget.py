@@ -1,9 +1,11 @@
 """The hard cap on a result's size, reached in steps that lose the least first.
 
-1. context lines (KEPT) go, pinned lines stay;
-2. if the pinned lines alone are too long, only the error-looking ones among them stay (with the
+1. context lines (KEPT) that the generic rules would not keep either go: what is left is near an
+   error, in a traceback, or at the head or tail;
+2. if anything is pinned, the rest of the context goes;
+3. if the pinned lines alone are too long, only the error-looking ones among them stay (with the
    last lines, where summaries are), unless the family says its pins are not about errors;
-3. a head and tail cut over what is left, by characters, with a marker for the middle.
+4. a head and tail cut over what is left, by characters, with a marker for the middle.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from core.prune.families import generic
+from core.prune.output import Output
 from core.prune.rules import is_error_line
 from core.prune.selection import HIDDEN, KEPT, PINNED, Rendered, Selection, is_marker
 
@@ -31,15 +35,21 @@ def size(lines: list[str]) -> int:
     return sum(map(len, lines)) + len(lines)
 
 
-def fit(sel: Selection, budget: int, by_errors: bool = True) -> Fitted:
+def fit(sel: Selection, out: Output, budget: int, by_errors: bool = True) -> Fitted:
     rendered = sel.render()
     if size(rendered.lines) <= budget:
         return Fitted(rendered.lines, rendered.hidden, False)
     level = sel.level
+    anchored = generic.select(out).level
     for i in range(len(level)):
-        if level[i] == KEPT:
+        if level[i] == KEPT and anchored[i] not in (KEPT, PINNED):
             sel.hide(i, CONTEXT)
     rendered = sel.render()
+    if size(rendered.lines) > budget and PINNED in level:
+        for i in range(len(level)):
+            if level[i] == KEPT:
+                sel.hide(i, CONTEXT)
+        rendered = sel.render()
     if size(rendered.lines) > budget and by_errors:
         rendered = _errors_only(sel)
     if size(rendered.lines) > budget:

@@ -34,6 +34,10 @@ class Output:
         return find_error_lines(self.lines, self.lower, self.starts)
 
     @cached_property
+    def error_set(self) -> frozenset[int]:
+        return frozenset(self.error_lines)
+
+    @cached_property
     def failed(self) -> bool:
         """A non-zero exit; without an exit code, whether anything looks like an error."""
         if self.exit_code is None:
@@ -47,6 +51,13 @@ class Output:
     def line_at(self, offset: int) -> int:
         """The index of the line holding character `offset` of `text`."""
         return bisect_right(self.starts, offset) - 1
+
+    def lines_with_any(self, *needles: str) -> set[int]:
+        """Indices of the lines containing any of the needles: a C-speed prefilter for line rules."""
+        found: set[int] = set()
+        for needle in needles:
+            found.update(self.lines_with(needle))
+        return found
 
     def lines_with(self, needle: str) -> list[int]:
         """Indices of the lines containing `needle` (exact case), found at C speed."""

@@ -52,7 +52,7 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
         sel = family.select(out)
         fold_similar(sel)
         sel.tidy_blanks()
-        fitted = fit(sel, max(budget_chars - len(head) - STAMP_ROOM, 0), family.errors_first)
+        fitted = fit(sel, out, max(budget_chars - len(head) - STAMP_ROOM, 0), family.errors_first)
         body, budget_cut = fitted.lines, fitted.cut
         hidden.update(fitted.hidden)
     text = _assemble(head, body, hidden, original, archive_id, budget_chars if budget_cut else None)

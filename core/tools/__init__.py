@@ -33,7 +33,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("run_shell", _shell_description(), params({
         "command": {"type": "string", "description": "The command line to run."},
         "timeout": {"type": "integer", "description": "Seconds before the command is killed (default from settings)."},
-    }, ["command"]), run_shell, read_only=False),
+    }, ["command"]), run_shell),
     Tool("read_file", "Read a text file with line numbers. Use offset/limit (in lines) to page through big files.",
          params({
              "path": _PATH,
@@ -42,7 +42,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
          }, ["path"]), read_file),
     Tool("write_file", "Create or overwrite a file with the given content (parent folders are created).",
          params({"path": _PATH, "content": {"type": "string", "description": "The complete new file content."}},
-                ["path", "content"]), write_file, read_only=False),
+                ["path", "content"]), write_file),
     Tool("edit_file", "Replace an exact passage of a file. old_text must match exactly once (copy it, "
          "indentation included, from read_file output without the line numbers) unless replace_all is true.",
          params({
@@ -50,7 +50,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
              "old_text": {"type": "string", "description": "The exact text to replace."},
              "new_text": {"type": "string", "description": "The replacement text."},
              "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
-         }, ["path", "old_text", "new_text"]), edit_file, read_only=False),
+         }, ["path", "old_text", "new_text"]), edit_file),
     Tool("list_files", "List files and folders under a path (folders end with /). Skips .git, node_modules, "
          "virtualenvs and caches.",
          params({
@@ -71,8 +71,10 @@ def tool_schemas() -> list[dict[str, Any]]:
     return [tool.schema() for tool in TOOLS.values()]
 
 
-def run_tool(call: FunctionCall, ctx: ToolContext) -> FunctionCallOutput:
-    """Run one call and return its output item; emits `tool_start` and `tool` around it."""
+def run_tool(call: FunctionCall, ctx: ToolContext, refusal: str | None = None) -> FunctionCallOutput:
+    """Run one call and return its output item; emits `tool_start` and `tool` around it.
+
+    With `refusal`, the call is not run and the refusal is its result (a repeated identical call)."""
     ctx.call_id = call.call_id
     tool = TOOLS.get(call.name)
     shown_args: Any = call.arguments
@@ -82,7 +84,9 @@ def run_tool(call: FunctionCall, ctx: ToolContext) -> FunctionCallOutput:
         pass
     ctx.emit(ev.TOOL_START, {"call_id": call.call_id, "name": call.name, "arguments": shown_args})
     start = time.monotonic()
-    if tool is None:
+    if refusal is not None:
+        result = ToolResult(refusal, status="refused")
+    elif tool is None:
         result = ToolResult(f"error: there is no tool named {call.name!r}; available: {', '.join(TOOLS)}",
                             status="error")
     else:

@@ -48,7 +48,6 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     handler: Handler
-    read_only: bool = True
 
     def schema(self) -> dict[str, Any]:
         """The flat Responses-API function tool shape."""

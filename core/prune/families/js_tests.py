@@ -11,22 +11,22 @@ import re
 
 from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
-from core.prune.rules import is_error_line
 from core.prune.selection import KEPT, Selection
 
-_SUITE_RE = re.compile(r"^\s*(PASS|FAIL)\s+\S")
+_SUITE_RE = re.compile(r"(PASS|FAIL)\s+\S")  # these match the line with its indentation stripped
 _PASS_MARKS = ("✓", "√", "✔")
 _FAIL_MARKS = ("✕", "×", "✖", "✗")
 _SUMMARY_RE = re.compile(
-    r"^\s*(?:Test Suites:|Tests:|Snapshots:|Time:|Ran all test suites|Test Files\s|Tests\s{2,}|Duration\s"
+    r"Test Suites:|Tests:|Snapshots:|Time:|Ran all test suites|Test Files\s|Tests\s{2,}|Duration\s"
     r"|ℹ (?:tests|suites|pass|fail|cancelled|skipped|todo|duration_ms)\b|\d+ (?:passing|failing|pending)\b"
-    r"|# (?:tests|pass|fail)\b)"
+    r"|# (?:tests|pass|fail)\b"
 )
-_LIBRARY_FRAME_RE = re.compile(r"^\s+at .*(?:node_modules[/\\]|node:internal|\(internal/|\(<anonymous>\)|"
+_LIBRARY_FRAME_RE = re.compile(r"at .*(?:node_modules[/\\]|node:internal|\(internal/|\(<anonymous>\)|"
                                r"processTicksAndRejections)")
-_TAP_OK_RE = re.compile(r"^\s*ok \d+ ")
-_TAP_NOT_OK_RE = re.compile(r"^\s*not ok \d+ ")
+_TAP_OK_RE = re.compile(r"ok \d+ ")
+_TAP_NOT_OK_RE = re.compile(r"not ok \d+ ")
 MAX_PINNED_BODY = 80
+_SUMMARY_FIRST = set("TSRDℹ#0123456789")
 
 PASSING = "passing tests"
 PASSING_SUITES = "passing suite lines"
@@ -43,38 +43,40 @@ def detect(out: Output) -> int:
 
 def select(out: Output) -> Selection:
     sel = Selection(out.lines, default=KEPT)
+    errors = out.error_set
     mode = "top"  # "pass": inside a passing suite; "fail": inside a failing one; "body": a failure
     pinned_in_body = 0
     for i, line in enumerate(out.lines):
         s = line.lstrip()
-        if m := _SUITE_RE.match(line):
+        first = s[:1]
+        if first in "PF" and (m := _SUITE_RE.match(s)):
             if m.group(1) == "PASS":
                 mode = "pass"
                 sel.hide(i, PASSING_SUITES)
             else:
                 mode, pinned_in_body = "body", 0
                 sel.pin(i)
-        elif _SUMMARY_RE.match(line):
+        elif first in _SUMMARY_FIRST and _SUMMARY_RE.match(s):
             mode = "top"
             sel.pin(i)
-        elif s.startswith(_PASS_MARKS) or _TAP_OK_RE.match(line):
+        elif first in _PASS_MARKS or (first == "o" and _TAP_OK_RE.match(s)):
             sel.hide(i, PASSING)
         elif mode == "pass":
             sel.hide(i, PASSING_SUITES)
-        elif s.startswith(_FAIL_MARKS) or _TAP_NOT_OK_RE.match(line):
+        elif first in _FAIL_MARKS or (first == "n" and _TAP_NOT_OK_RE.match(s)):
             sel.pin(i)
-        elif s.startswith("● "):
+        elif first == "●":
             if s.startswith("● Console"):
                 mode = "fail"
             else:
                 mode, pinned_in_body = "body", 0
                 sel.pin(i)
-        elif _LIBRARY_FRAME_RE.match(line):
+        elif first == "a" and _LIBRARY_FRAME_RE.match(s):
             sel.hide(i, LIBRARY_FRAMES)
         elif mode == "body" and pinned_in_body < MAX_PINNED_BODY:
             sel.pin(i)
             pinned_in_body += 1
-        elif is_error_line(line):
+        elif i in errors:
             sel.pin(i)
     return sel
 

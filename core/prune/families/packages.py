@@ -11,40 +11,37 @@ import re
 
 from core.prune.families.base import COMMAND, CONTENT, Family
 from core.prune.output import Output
-from core.prune.rules import is_error_line, keep_windows
+from core.prune.rules import keep_windows
 from core.prune.selection import Selection
 
 _INSTALL_VERBS = {"install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade",
                   "audit", "sync", "lock", "dedupe", "prune", "outdated", "link", "download", "wheel"}
 _MANAGERS = ("npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "pipenv", "pdm", "conda", "mamba")
 
+# All matched against the line with its indentation stripped, so that each starts with a literal
+# and a non-matching line is rejected after a character or two.
 _OUTCOME_RE = re.compile(
-    r"^(?:added|removed|changed|audited|up to date)\b.*\bpackages?\b|\bfound \d+ vulnerabilit|\d+ vulnerabilit"
-    r"|^Successfully (?:installed|uninstalled|built)|^Installing collected packages|^Would install"
-    r"|^(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built|Updated|Downloaded) \d+ packages?"
-    r"|^\s*[+-] \S+(?:==|@| )[\w.]+|^Packages: [+-]|^Done in |^success |^Already up to date|Lockfile is up to date"
-    r"|^dependencies:|^devDependencies:|^Writing lock file|^No dependencies to install|^Nothing to (?:install|do)"
-    r"|^\S+ (?:packages )?are looking for funding"
+    r"(?:added|removed|changed|audited|up to date)\b.*\bpackages?\b|Successfully (?:installed|uninstalled|built)"
+    r"|Installing collected packages|Would install|(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built|Updated"
+    r"|Downloaded) \d+ packages?|[+-] \S+(?:==|@| )[\w.]+|Packages: [+-]|Done in |success |Already up to date"
+    r"|Lockfile is up to date|dependencies:|devDependencies:|Writing lock file|No dependencies to install"
+    r"|Nothing to (?:install|do)|found \d+ vulnerabilit|\d+ (?:\w+ )?vulnerabilit"
 )
-_ERROR_RE = re.compile(
-    r"^(?:npm (?:ERR!|error)|ERR_PNPM_| ?ERR_PNPM|error |ERROR:|error:|\s*×|\s*╰─>|YN\d{4}: .*(?:error|Error)|"
-    r"➤ YN0001)|^\s*ERR_"
-)
+_ERROR_RE = re.compile(r"npm (?:ERR!|error)|ERR_PNPM_|ERR_|error |ERROR:|error:|×|╰─>|➤ YN0001|YN\d{4}: .*[Ee]rror")
 _VERBOSE_RE = re.compile(
-    r"^(?:npm (?:verbose|info|http|timing|sill|notice)|\s*Link requires|\s*Skipping link|\s*Found link"
-    r"|\s*Getting page|\s*Fetched page|\s*Looking in|\s*Created temporary|\s*(?:Added|Removed) .* (?:to|from) build "
-    r"tracker|\s*changing mode of|\s*Stored in directory|\s*Source in |\s*Given no hashes|\s*Remote directory"
-    r"|\s*Running setup\.py|\[notice\]|.*run `npm fund`|.*packages are looking for funding|➤ YN0000|Using pip |"
-    r"\s*Non-user install|\s*Skipping .* because|\s*Ignoring |\s*Lockfile|\s*Querying|Packages are hard linked)"
+    r"npm (?:verbose|info|http|timing|sill|notice)|Link requires|Skipping link|Found link|Getting page|Fetched page"
+    r"|Looking in|Created temporary|(?:Added|Removed) .* (?:to|from) build tracker|changing mode of"
+    r"|Stored in directory|Source in |Given no hashes|Remote directory|Running setup\.py|\[notice\]|.*run `npm fund`"
+    r"|.*packages are looking for funding|➤ YN0000|Using pip |Non-user install|Skipping .* because|Ignoring "
+    r"|Lockfile|Querying|Packages are hard linked"
 )
 _DOWNLOAD_RE = re.compile(
-    r"^(?:\s*Collecting |\s*Downloading |\s*Downloaded |\s*Using cached|\s*Obtaining |\s*Preparing metadata"
-    r"|\s*Getting requirements|\s*Installing build dependencies|\s*Building wheel|\s*Created wheel"
-    r"|\s*Requirement already satisfied|\s*Processing |\s*Attempting uninstall|\s*Found existing installation"
-    r"|\s*Uninstalling |\s*Resolving|\s*Fetching|\s*Updating |\s*Locking |\s*Installing |\s*Checking|\s*Progress"
-    r"|Progress: resolved|\s*━|\s*\|[█▉▊▋▌▍▎▏ ]+\||\[\d+/\d+\] |npm (?:WARN|warn) deprecated)"
+    r"Collecting |Downloading |Downloaded |Using cached|Obtaining |Preparing metadata|Getting requirements"
+    r"|Installing build dependencies|Building wheel|Created wheel|Requirement already satisfied|Processing "
+    r"|Attempting uninstall|Found existing installation|Uninstalling |Resolving|Fetching|Updating |Locking "
+    r"|Installing |Checking|Progress|━|\|[█▉▊▋▌▍▎▏ ]+\||\[\d+/\d+\] |npm (?:WARN|warn) deprecated"
 )
-_WARN_RE = re.compile(r"^(?:npm (?:WARN|warn)|WARNING:|warning |\s*warning:|⚠|WARN )")
+_WARN_RE = re.compile(r"npm (?:WARN|warn)|WARNING:|warning |warning:|⚠|WARN ")
 MAX_WARNINGS = 5
 BEFORE, AFTER = 2, 6
 TAIL = 3
@@ -66,23 +63,25 @@ def select(out: Output) -> Selection:
     sel = Selection(lines)
     warnings = 0
     errors: list[int] = []
+    error_lines = out.error_set if out.failed else frozenset()
     for i, line in enumerate(lines):
-        if _ERROR_RE.match(line):
+        s = line.lstrip()
+        if _ERROR_RE.match(s):
             sel.pin(i)
             errors.append(i)
-        elif _OUTCOME_RE.search(line):
+        elif _OUTCOME_RE.match(s):
             sel.pin(i)
-        elif _DOWNLOAD_RE.match(line):
+        elif _DOWNLOAD_RE.match(s):
             sel.hide(i, "download lines")
-        elif _VERBOSE_RE.match(line):
+        elif _VERBOSE_RE.match(s):
             sel.hide(i, "verbose lines")
-        elif _WARN_RE.match(line):
+        elif _WARN_RE.match(s):
             warnings += 1
             if warnings <= MAX_WARNINGS:
                 sel.keep(i)
             else:
                 sel.hide(i, "package warnings")
-        elif out.failed and is_error_line(line):
+        elif i in error_lines:
             sel.pin(i)
             errors.append(i)
     if out.failed:
