@@ -11,6 +11,7 @@ from __future__ import annotations
 import email.utils
 import json
 import random
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -98,7 +99,7 @@ class ResponsesClient:
         """Send the request and consume the stream; the error to act on, or None when complete."""
         try:
             with self._http.stream("POST", self.settings.responses_url, content=payload,
-                                   headers=self.headers()) as response, cancel.on_cancel(response.close):
+                                   headers=self.headers()) as response, cancel.on_cancel(lambda: _abort(response)):
                 if response.status_code >= 400:
                     error = from_http(response.status_code, _read_bounded(response), self.settings.api_key_source)
                     error.retry_after = _retry_after(response.headers)
@@ -207,6 +208,21 @@ def _retry_after(headers: httpx.Headers) -> float | None:
         return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError):
         return None
+
+
+def _abort(response: httpx.Response) -> None:
+    """Unblock a read in progress on another thread: shut the socket down, then close.
+
+    `response.close()` alone waits for the blocked `recv` to return (the next event); shutting the
+    socket down makes it return at once, so an interrupt takes effect within milliseconds.
+    """
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def _read_bounded(response: httpx.Response) -> bytes:

@@ -27,7 +27,8 @@ class UserMessage:
 
 @dataclass
 class AssistantMessage:
-    """Text the model wrote. `status` is "incomplete" when the stream was cut off."""
+    """Text the model wrote. `status`: "completed", "incomplete" (the stream broke or the server cut it
+    off) or "interrupted" (the user stopped it)."""
 
     text: str
     status: str = "completed"

@@ -44,6 +44,7 @@ class Loaded:
     notices: list[str] = field(default_factory=list)
     header: dict[str, Any] = field(default_factory=dict)
     usage: list[dict[str, Any]] = field(default_factory=list)
+    compactions: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Journal:
@@ -102,6 +103,8 @@ def load(folder: Path) -> Loaded:
             loaded.header = record
         elif kind == "usage":
             loaded.usage.append(record)
+        elif kind == "compaction":
+            loaded.compactions.append(record)
         else:
             try:
                 loaded.items.append(item_from_record(record))

@@ -204,8 +204,11 @@ class Agent:
                 if not runnable:
                     continue
                 item.call_id = self._unique_call_id(item.call_id)
-            if isinstance(item, AssistantMessage) and not item.text:
-                continue
+            if isinstance(item, AssistantMessage):
+                if not item.text:
+                    continue
+                if result.status == "aborted":
+                    item.status = "interrupted"
             self._record(item)
         if result.usage is not None:
             self._account(result.usage)

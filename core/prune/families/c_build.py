@@ -14,7 +14,7 @@ from collections import Counter
 
 from core.prune.families.base import COMMAND, CONTENT, WEAK_COMMAND, Family
 from core.prune.output import Output
-from core.prune.rules import FULL_WARNINGS, WARNING_LINES, is_error_line, kinds_note
+from core.prune.rules import FULL_WARNINGS, WARNING_LINES, kinds_note
 from core.prune.selection import KEPT, Selection
 
 _DIAG_RE = re.compile(r"^(.+?):\d+(?::\d+)?: (fatal error|error|warning|note|remark)(?:\[[^\]]*\])?: ")
@@ -23,19 +23,22 @@ _CONTEXT_RE = re.compile(
     r"|lambda function|substitution of|copy constructor)|At (?:top level|global scope))|^In file included from "
     r"|^\s+from \S+[:,]$|^\S+: +required from |^\S.*?: +(?:required|recursively required) (?:from|by) "
 )
-_COMMAND_RE = re.compile(
-    r"^\s*(?:\S*/)?(?:cc|gcc|g\+\+|c\+\+|clang|clang\+\+|ar|ld|ranlib|mkdir|install|cp|rm|ln|nvcc|as|strip|"
-    r"x86_64-\S+-gcc|arm-\S+-gcc|libtool|/usr/bin/cmake|cmake -E)(?:-\d+)?\s"
-)
+_COMMANDS = {"cc", "gcc", "g++", "c++", "clang", "clang++", "ar", "ld", "ranlib", "mkdir", "install", "cp", "rm",
+             "ln", "nvcc", "as", "strip", "libtool", "cmake"}
 _PROGRESS_RE = re.compile(
-    r"^\[\s*\d+%\] (?:Building|Linking|Generating|Scanning|Copying|Running|Automatic|Creating|Performing)"
-    r"|^\[\d+/\d+\] |^(?:g?make)(?:\[\d+\])?: (?:Entering|Leaving) directory|^-- (?!Configuring done|Generating done"
-    r"|Build files)|^\s+(?:CC|CXX|LD|AR|AS|CCLD|CXXLD|GEN|INSTALL)\s+\S"
+    r"\[\s*\d+%\] (?:Building|Linking|Generating|Scanning|Copying|Running|Automatic|Creating|Performing)"
+    r"|\[\d+/\d+\] |g?make(?:\[\d+\])?: (?:Entering|Leaving) directory|-- (?!Configuring done|Generating done"
+    r"|Build files)|(?:CC|CXX|LD|AR|AS|CCLD|CXXLD|GEN|INSTALL)\s+\S"
 )
 _MAKE_ERROR_RE = re.compile(
     r"^(?:g?make|ninja|cmake)(?:\[\d+\])?: (?:\*\*\*|Target .* not remade)|^ninja: build stopped|^FAILED: "
     r"|^CMake Error|^collect2: |^\S*ld(?:\.\w+)?: |undefined reference to|multiple definition of"
 )
+# Substrings that every match of the patterns above contains: lines without them are not tried.
+_DIAG_NEEDLES = (": error", ": warning", ": note", ": fatal error", ": remark")
+_CONTEXT_NEEDLES = (": In ", ": At ", "In file included from", "  from ", "required from", "required by")
+_MAKE_NEEDLES = ("***", "not remade", "build stopped", "FAILED: ", "CMake Error", "collect2", "ld: ",
+                 "undefined reference", "multiple definition")
 MAX_GROUP_LINES = 40
 _QUOTED_RE = re.compile(r"‘[^’]*’|'[^']*'|`[^`]*`|\"[^\"]*\"")
 
@@ -52,7 +55,7 @@ def detect(out: Output) -> int:
 def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
-    groups = _groups(lines)
+    groups = _groups(lines, out.lines_with_any(*_DIAG_NEEDLES), out.lines_with_any(*_CONTEXT_NEEDLES))
     failed = out.failed or any(kind.endswith("error") for kind, _, _ in groups)
     warning_groups = []
     for kind, start, stop in groups:
@@ -65,16 +68,25 @@ def select(out: Output) -> Selection:
         sel.hide_range(start, stop, WARNING_LINES)
     if hidden and not failed:
         sel.note(hidden[0][0], kinds_note("compiler warnings", Counter(_flag(lines, a, b) for a, b in hidden)))
+    important = out.error_set | {i for i in out.lines_with_any(*_MAKE_NEEDLES) if _MAKE_ERROR_RE.search(lines[i])}
     for i, line in enumerate(lines):
         if sel.level[i] != KEPT:
             continue
-        if _MAKE_ERROR_RE.search(line) or is_error_line(line):
+        if i in important:
             sel.pin(i)
-        elif _COMMAND_RE.match(line):
+        elif _is_command(line):
             sel.hide(i, "build commands")
-        elif _PROGRESS_RE.match(line):
+        elif _PROGRESS_RE.match(line.lstrip()):
             sel.hide(i, "build progress lines")
     return sel
+
+
+def _is_command(line: str) -> bool:
+    """A compiler or tool invocation echoed by make: `cc -O2 -c -o x.o x.c`, `/usr/bin/ar rcs ...`."""
+    word = line.lstrip().split(" ", 1)[0]
+    name = word.rsplit("/", 1)[-1]
+    return name in _COMMANDS or name.startswith(("gcc-", "g++-", "clang-", "clang++-")) or name.endswith(
+        ("-gcc", "-g++", "-ld", "-ar"))
 
 
 def _flag(lines: list[str], start: int, stop: int) -> str:
@@ -85,41 +97,33 @@ def _flag(lines: list[str], start: int, stop: int) -> str:
     return _QUOTED_RE.sub("…", headline.split(": warning: ", 1)[-1])
 
 
-def _groups(lines: list[str]) -> list[tuple[str, int, int]]:
-    """(kind of the primary diagnostic, first line, line after) for each diagnostic group."""
+def _groups(lines: list[str], diagnostics: set[int], contexts: set[int]) -> list[tuple[str, int, int]]:
+    """(kind of the primary diagnostic, first line, line after) for each diagnostic group.
+
+    `diagnostics` and `contexts` are the lines that may match _DIAG_RE and _CONTEXT_RE.
+    """
     groups: list[tuple[str, int, int]] = []
-    i, n = 0, len(lines)
-    context_from = -1  # first of the context lines seen just before a diagnostic
-    while i < n:
+    run_from = run_to = -2  # the last run of consecutive context lines
+    for i in sorted(diagnostics | contexts):
         line = lines[i]
-        if _CONTEXT_RE.match(line):
-            context_from = i if context_from < 0 else context_from
-            i += 1
+        if i in contexts and _CONTEXT_RE.match(line):
+            run_from = run_from if run_to == i - 1 else i
+            run_to = i
             continue
-        m = _DIAG_RE.match(line)
-        if m is None:
-            context_from = -1
-            i += 1
+        m = _DIAG_RE.match(line) if i in diagnostics else None
+        if m is None or (groups and i < groups[-1][2]):
             continue
-        j = _snippet_end(lines, i + 1)
-        kind = m.group(2)
-        start = context_from if context_from >= 0 else i
-        context_from = -1
-        if kind in ("note", "remark") and groups and groups[-1][2] == start:
-            prev_kind, prev_start, _ = groups.pop()
-            groups.append((prev_kind, prev_start, j))  # a note belongs to the diagnostic above it
+        j = i + 1
+        while j < len(lines) and lines[j][:1] == " " and j not in diagnostics and not (
+                j in contexts and _CONTEXT_RE.match(lines[j])):
+            j += 1
+        start = run_from if run_to == i - 1 else i
+        if m.group(2) in ("note", "remark") and groups and groups[-1][2] == start:
+            kind, first, _ = groups.pop()
+            groups.append((kind, first, j))  # a note belongs to the diagnostic above it
         else:
-            groups.append((kind, start, j))
-        i = j
+            groups.append((m.group(2), start, j))
     return groups
-
-
-def _snippet_end(lines: list[str], i: int) -> int:
-    """Past the source snippet of a diagnostic: ` 39 |  code`, `    |  ^~~`, or plain indented lines."""
-    n = len(lines)
-    while i < n and lines[i][:1] == " " and not _CONTEXT_RE.match(lines[i]) and not _DIAG_RE.match(lines[i]):
-        i += 1
-    return i
 
 
 FAMILY = Family("c-build", detect, select)

@@ -11,12 +11,13 @@ import re
 
 from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
-from core.prune.rules import is_blank, is_error_line
+from core.prune.rules import is_blank
 from core.prune.selection import KEPT, Selection
 
+# Matched against the line with its indentation stripped.
 _PROGRESS_RE = re.compile(
-    r"^<[si]> \[webpack\.Progress\]|^\s*\d{1,3}% (?:building|sealing|emitting|setup|done|after|before|cache|record)"
-    r"|^(?:transforming|rendering chunks|computing gzip size|building for \w+)\.\.\.$"
+    r"<[si]> \[webpack\.Progress\]|\d{1,3}% (?:building|sealing|emitting|setup|done|after|before|cache|record)"
+    r"|(?:transforming|rendering chunks|computing gzip size|building for \w+)\.\.\.$"
 )
 _ASSET_RE = re.compile(
     r"^(?:asset \S|\s{0,2}\S+\.(?:m?js|cjs|css|html|map|svg|png|jpe?g|gif|webp|woff2?|ttf|json|wasm|txt)\s+"
@@ -26,6 +27,9 @@ _TREE_HEAD_RE = re.compile(
     r"^(?:chunk |orphan modules|runtime modules|cacheable modules|modules by |javascript modules|"
     r"\./\S+ [\d.]+ (?:bytes|KiB|MiB)|\.\./\S+ [\d.]+ (?:bytes|KiB|MiB)|built modules|dependent modules)"
 )
+_SIZE_NEEDLES = ("kB", "KB", "KiB", "MB", "MiB", "kb", "mb", "bytes", " B ")
+_SUMMARY_NEEDLES = ("compiled", "built in", "Built in", "created ", "Done in", "Entrypoint ", "Build failed",
+                    "error during build", "[!]", "✘ [ERROR]")
 _SUMMARY_RE = re.compile(
     r"\bcompiled\b.*\b(?:successfully|with \d+ (?:errors?|warnings?))|\bbuilt in [\d.]+ ?m?s\b|^created \S.* in "
     r"|Done in [\d.]+ ?m?s|^Entrypoint |^\s*Build failed|^error during build|^\[!\]|✘ \[ERROR\]|\bBuilt in \d"
@@ -52,6 +56,9 @@ def select(out: Output) -> Selection:
     assets = 0
     tree = log = False  # inside a module/chunk tree (or an asset's details), inside a `LOG from` section
     block, block_lines = "", 0  # inside an ERROR/WARNING block, and how many lines it had so far
+    errors = out.error_set
+    sized = out.lines_with_any(*_SIZE_NEEDLES)
+    summaries = out.lines_with_any(*_SUMMARY_NEEDLES)
     for i, line in enumerate(lines):
         indented = line[:1] in (" ", "\t")
         if block and not is_blank(line):
@@ -66,7 +73,7 @@ def select(out: Output) -> Selection:
             block, block_lines = ("warning" if "WARN" in m.group() or m.group() == "(!) " else "error"), 1
             sel.pin(i)
             tree = log = False
-        elif _PROGRESS_RE.match(line):
+        elif _PROGRESS_RE.match(line.lstrip()):
             sel.hide(i, "progress lines")
         elif line.startswith("<t> "):
             sel.hide(i, "timing lines")
@@ -80,19 +87,19 @@ def select(out: Output) -> Selection:
                 sel.hide(i, "log lines")
         elif tree and indented:
             sel.hide(i, "module tree lines")
-        elif _ASSET_RE.match(line):
+        elif _TREE_HEAD_RE.match(line):
+            tree, log = True, False
+            sel.hide(i, "module tree lines")
+        elif line.startswith("asset ") or (i in sized and _ASSET_RE.match(line)):
             tree, log = True, False  # an asset's indented details follow it
             assets += 1
             if assets <= MAX_ASSETS:
                 sel.pin(i)
             else:
                 sel.hide(i, "asset lines")
-        elif _TREE_HEAD_RE.match(line):
-            tree, log = True, False
-            sel.hide(i, "module tree lines")
         else:
             tree = log = False
-            if _SUMMARY_RE.search(line) or is_error_line(line):
+            if (i in summaries and _SUMMARY_RE.search(line)) or i in errors:
                 sel.pin(i)
     return sel
 
