@@ -28,6 +28,8 @@ class Reply:
     content_type: str = "text/event-stream"
     event_lines: bool = True  # write `event: <type>` before each `data:` line
     delay: float = 0.0  # seconds between events
+    pause_at: int | None = None  # pause `pause` seconds before this event (a stall mid-stream)
+    pause: float = 0.0
     stall_before: float = 0.0  # seconds before the first byte
     drop_after: int | None = None  # close the connection after this many events
     cut_mid_line: bool = False  # with drop_after: cut the next event's line in half first
@@ -226,6 +228,8 @@ class ScriptedServer:
                             return
                         if reply.delay and n:
                             time.sleep(reply.delay)
+                        if n == reply.pause_at:
+                            time.sleep(reply.pause)
                         self._chunk(encode_event(event, reply.event_lines))
                     self.wfile.write(b"0\r\n\r\n")
                     self.wfile.flush()

@@ -63,7 +63,7 @@ def select(out: Output) -> Selection:
     sel = Selection(lines)
     warnings = 0
     errors: list[int] = []
-    error_lines = out.error_set if out.failed else frozenset()
+    error_lines = out.error_set
     for i, line in enumerate(lines):
         s = line.lstrip()
         if _ERROR_RE.match(s):
