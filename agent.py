@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
 
             print(format_sessions(settings))
             return 0
+        if args.one is None and not settings.api_key and _can_prompt():
+            settings = _ask_for_key(settings, args)
         settings.require_key()
         workspace = _workspace(args.cwd)
         if args.json and args.one is None:
@@ -71,6 +73,33 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _can_prompt() -> bool:
+    from core.console import stdin_is_interactive
+
+    return stdin_is_interactive() and sys.stderr.isatty()
+
+
+def _ask_for_key(settings, args: argparse.Namespace):
+    """First run in a terminal: offer to save the key to .env (mode 0600) instead of failing."""
+    import getpass
+
+    from core.config import API_KEY, is_loopback, load_settings, save_setting
+
+    if is_loopback(settings.base_url):
+        return settings
+    print(f"No DeepSeek API key yet. Paste it to save it in {settings.env_file} (readable only by you),\n"
+          f"or press Enter to quit and set {API_KEY} yourself.", file=sys.stderr)
+    try:
+        key = getpass.getpass("API key (hidden): ", stream=sys.stderr).strip()
+    except (EOFError, KeyboardInterrupt):
+        key = ""
+    if not key:
+        return settings
+    save_setting(settings.env_file, API_KEY, key)
+    print(f"Saved to {settings.env_file}.", file=sys.stderr)
+    return load_settings(overrides={"DEEPSEEK_MODEL": args.model} if args.model else None)
 
 
 def _workspace(cwd: Path | None) -> Path:

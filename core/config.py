@@ -221,3 +221,25 @@ def _validate(s: Settings) -> None:
         parse_prices(s.prices)
     except ValueError as exc:
         raise ConfigError(f"AGENT_PRICES: {exc} (expected model=hit/miss/output;..., USD per 1M tokens).") from None
+
+
+def save_setting(env_file: Path, name: str, value: str) -> None:
+    """Set `name=value` in a `.env`, keeping its other lines; the file is private to the user.
+
+    Written to a temporary file created with mode 0600 and renamed over the old one, so the key is
+    never readable by others, not even for a moment, and a crash leaves the old file intact.
+    """
+    lines = env_file.read_text(encoding="utf-8", errors="replace").splitlines() if env_file.is_file() else []
+    pattern = re.compile(rf"^\s*(?:export\s+)?{re.escape(name)}\s*=")
+    entry = f"{name}={value}"
+    replaced = [entry if pattern.match(line) else line for line in lines]
+    if entry not in replaced:
+        replaced.append(entry)
+    env_file.parent.mkdir(parents=True, exist_ok=True)
+    temp = env_file.with_name(env_file.name + ".tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(replaced) + "\n")
+    os.replace(temp, env_file)
+    if sys.platform != "win32":
+        os.chmod(env_file, 0o600)

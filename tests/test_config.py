@@ -98,3 +98,19 @@ def test_env_file_lives_next_to_the_frozen_exe(monkeypatch: pytest.MonkeyPatch, 
 def test_settings_repr_hides_the_key(tmp_path: Path) -> None:
     s = load_settings(environ={"DEEPSEEK_API_KEY": "sk-secret-value-123"}, env_file=tmp_path / "x")
     assert "sk-secret-value-123" not in repr(s)
+
+
+def test_save_setting_keeps_other_lines_and_is_private(tmp_path: Path) -> None:
+    from core.config import save_setting
+
+    env_file = _env_file(tmp_path, "# my settings\nDEEPSEEK_MODEL=x\nexport DEEPSEEK_API_KEY=old\n")
+    save_setting(env_file, "DEEPSEEK_API_KEY", "sk-new-key-456")
+    text = env_file.read_text()
+    assert text == "# my settings\nDEEPSEEK_MODEL=x\nDEEPSEEK_API_KEY=sk-new-key-456\n"
+    if sys.platform != "win32":
+        assert env_file.stat().st_mode & 0o777 == 0o600
+    fresh = tmp_path / "sub" / ".env"
+    save_setting(fresh, "DEEPSEEK_API_KEY", "k2")
+    assert load_settings(environ={}, env_file=fresh).api_key == "k2"
+    if sys.platform != "win32":
+        assert fresh.stat().st_mode & 0o777 == 0o600

@@ -114,3 +114,22 @@ def test_missing_key_is_one_clear_sentence(tmp_path: Path) -> None:
     err = done.stderr.decode().strip()
     assert done.returncode == 2 and err.startswith("error: No API key found") and "DEEPSEEK_API_KEY" in err
     assert len(err.splitlines()) == 1
+
+
+def test_the_key_never_leaks_to_children_output_or_session_files(tmp_path: Path) -> None:
+    """grep for the key's value over everything the agent wrote: stdout, stderr, the session folder."""
+    script = [Reply(call_events([("run_shell", {"command": "env; echo token=$GITHUB_TOKEN"})])),
+              Reply(text_events("done"))]
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "show env"], server.url, tmp_path,
+                         env={"GITHUB_TOKEN": "ghp-also-secret-value", "MY_PASSWORD": "hunter2-secret"})
+    assert done.returncode == 0
+    output = server.requests[1]["input"][-1]["output"]
+    assert "PATH=" in output  # the command really ran and printed its environment
+    for secret in (TEST_KEY, "ghp-also-secret-value", "hunter2-secret"):
+        assert secret not in output
+    written = done.stdout + done.stderr
+    for path in (tmp_path / "sessions").rglob("*"):
+        if path.is_file():
+            written += path.read_bytes()
+    assert TEST_KEY.encode() not in written
