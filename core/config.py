@@ -84,6 +84,7 @@ class Settings:
     context_window: int = 1_000_000
     max_output_tokens: int = 32_768
     reasoning_effort: str = "high"
+    temperature: str = ""  # empty: not sent (DeepSeek's thinking mode ignores it; local models use it)
     max_steps: int = 100
     shell_timeout: float = 300.0
     max_retries: int = 4
@@ -125,6 +126,7 @@ ENV_NAMES: dict[str, str] = {
     "context_window": "DEEPSEEK_CONTEXT_WINDOW",
     "max_output_tokens": "DEEPSEEK_MAX_OUTPUT_TOKENS",
     "reasoning_effort": "DEEPSEEK_REASONING_EFFORT",
+    "temperature": "DEEPSEEK_TEMPERATURE",
     "max_steps": "AGENT_MAX_STEPS",
     "shell_timeout": "AGENT_SHELL_TIMEOUT",
     "max_retries": "AGENT_MAX_RETRIES",
@@ -212,6 +214,11 @@ def _validate(s: Settings) -> None:
         raise ConfigError("AGENT_SHELL_TIMEOUT, AGENT_CONNECT_TIMEOUT and AGENT_IDLE_TIMEOUT must be positive.")
     if s.max_retries < 0 or s.retry_base_delay < 0:
         raise ConfigError("AGENT_MAX_RETRIES and AGENT_RETRY_BASE_DELAY must not be negative.")
+    if s.temperature:
+        try:
+            float(s.temperature)
+        except ValueError:
+            raise ConfigError(f"DEEPSEEK_TEMPERATURE must be a number or empty, got {s.temperature!r}.") from None
     if s.working_budget < 0:
         raise ConfigError("AGENT_WORKING_BUDGET must be 0 (no cap) or a positive number of tokens.")
     if not 0 < s.context_target < s.context_trigger <= 1:

@@ -37,6 +37,8 @@ from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.base import Approve
 from core.tools.workspace import Workspace
 
+STUCK_AFTER = 3  # refused repeats in a row before the task is stopped
+
 
 @dataclass
 class Outcome:
@@ -69,6 +71,7 @@ class Agent:
         self._seen_call_ids = {i.call_id for i in self.history if isinstance(i, FunctionCall)}
         self._cancel = Cancel()
         self._shaped: Shaped | None = None
+        self._refused_in_a_row = 0
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:
@@ -101,6 +104,11 @@ class Agent:
             if not self._run_calls(calls, cancel):
                 self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
                 return Outcome("aborted", result.text, step)
+            if self._refused_in_a_row >= STUCK_AFTER:
+                message = (f"The model repeated the same call {self._refused_in_a_row} times although each repeat was "
+                           "refused; stopping so it does not burn more tokens. Rephrase the task or give it a hint.")
+                self.emit(ev.ERROR, {"message": message, "kind": "stuck"})
+                return Outcome("error", result.text, step, ApiError(message, kind="stuck"))
         message = (f"Stopped after {self.settings.max_steps} steps (AGENT_MAX_STEPS) before the task was finished; "
                    "send another message to continue.")
         self.emit(ev.ERROR, {"message": message, "kind": "step_limit"})
@@ -116,7 +124,9 @@ class Agent:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
                                                 meta={"tool": call.name, "status": "interrupted"}))
                 continue
-            output = run_tool(call, ctx, refusal=repeated_call_error(self.history, call))
+            refusal = repeated_call_error(self.history, call)
+            self._refused_in_a_row = self._refused_in_a_row + 1 if refusal else 0
+            output = run_tool(call, ctx, refusal=refusal)
             output.output = cap_result(output.output, call.name, output.meta, cap)
             self._record(output)
         return not cancel.cancelled

@@ -53,6 +53,8 @@ def build_body(settings: Settings, instructions: str, items: list[Item], tools: 
         "store": False,  # DeepSeek is stateless anyway; never rely on server-side history
         "max_output_tokens": settings.max_output_tokens,
     }
+    if settings.temperature:
+        body["temperature"] = float(settings.temperature)
     effort = settings.reasoning_effort.strip().lower()
     if effort and effort != "default":
         body["reasoning"] = {"effort": effort}

@@ -79,6 +79,16 @@ def test_repeated_identical_call_is_answered_with_an_error(tmp_path: Path, recor
     assert last_output["type"] == "function_call_output" and "Change course" in last_output["output"]
 
 
+def test_a_model_stuck_repeating_itself_is_stopped(tmp_path: Path, recorder: Recorder) -> None:
+    same = Reply(call_events([("search", {"pattern": "x"})]))
+    with ScriptedServer([same]) as server:
+        agent = make_agent(server, tmp_path, recorder)
+        outcome = agent.run("find x")
+    assert outcome.status == "error" and outcome.error.kind == "stuck"
+    assert [d["status"] for d in recorder.of("tool")] == ["ok", "refused", "refused", "refused"]
+    assert len(server.requests) == 4
+
+
 def test_tool_errors_become_results_not_crashes(tmp_path: Path, recorder: Recorder) -> None:
     bad = Reply(call_events([("read_file", {"path": "../../etc/passwd"}), ("no_such_tool", {}),
                              ("edit_file", {"path": "missing.py"})]))

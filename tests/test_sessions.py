@@ -211,14 +211,14 @@ def test_sigint_to_a_running_plain_agent_interrupts_the_turn_only(tmp_path: Path
     slow = Reply(text_events("slow slow slow slow", chunks=4), delay=2.0)
     with ScriptedServer([slow, Reply(text_events("second works"))]) as server:
         proc = _spawn(["--plain"], server.url, tmp_path, stdin=subprocess.PIPE)
-        proc.stdin.write("first question\n".encode())
+        proc.stdin.write(b"first question\n")
         proc.stdin.flush()
         _wait_for(lambda: len(server.requests) == 1)
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
         time.sleep(0.5)
         assert proc.poll() is None, "one Ctrl-C during a turn must not end the session"
-        out, err = proc.communicate("second question\n".encode(), timeout=20)
+        out, err = proc.communicate(b"second question\n", timeout=20)
     assert proc.returncode == 0
     assert b"second works" in out and b"interrupted" in err
     assert server.requests[1]["input"][-1]["content"] == "second question"

@@ -25,7 +25,7 @@ _ASSET_RE = re.compile(
 )
 _TREE_HEAD_RE = re.compile(
     r"^(?:chunk |orphan modules|runtime modules|cacheable modules|modules by |javascript modules|"
-    r"\./\S+ [\d.]+ (?:bytes|KiB|MiB)|\.\./\S+ [\d.]+ (?:bytes|KiB|MiB)|built modules|dependent modules)"
+    r"\.\.?/\S+ (?:\[\S+\] )?[\d.]+ (?:bytes|KiB|MiB)|built modules|dependent modules)"
 )
 _SIZE_NEEDLES = ("kB", "KB", "KiB", "MB", "MiB", "kb", "mb", "bytes", " B ")
 _SUMMARY_NEEDLES = ("compiled", "built in", "Built in", "created ", "Done in", "Entrypoint ", "Build failed",
@@ -80,7 +80,7 @@ def select(out: Output) -> Selection:
         elif line.startswith("LOG from "):
             log = True
             sel.hide(i, "log lines")
-        elif log and (indented or line.startswith("<")):
+        elif log and line:
             if line.startswith("<e>"):
                 sel.pin(i)
             else:

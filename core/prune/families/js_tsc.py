@@ -15,7 +15,7 @@ _SNIFF_RE = re.compile(_ERROR_RE.pattern, re.M)
 _PLAIN_ERROR_RE = re.compile(r"^(?:error|warning) TS\d+: ")  # errors without a file (bad tsconfig)
 _FOUND_RE = re.compile(r"^Found \d+ errors?\b")
 _TABLE_HEAD = "Errors  Files"
-MAX_FRAMES = 20  # errors that keep their code frame; later ones keep their message only
+MAX_FRAMES = 8  # errors that keep their code frame; later ones keep their message only
 MAX_TABLE_ROWS = 30
 
 
@@ -50,7 +50,7 @@ def select(out: Output) -> Selection:
                 sel.pin(i)  # the message chain: "  Type 'string' is not assignable to type 'number'."
                 continue
             in_message = False
-            if errors > MAX_FRAMES and not is_blank(line):
+            if errors > MAX_FRAMES:
                 sel.hide(i, "code frame lines")
     return sel
 

@@ -27,6 +27,7 @@ _FRAME_SEP_RE = re.compile(r"^(?:_ ){8,}_?\s*$")
 _LOCATION_RE = re.compile(r"^\S+:\d+:(?: |$)")
 _STATUS_RE = re.compile(r"(?:^|\s)(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?:\s|$)")
 _DOTS_RE = re.compile(r"^(?:\S+ )?[.sxXFE]+\s*(?:\[\s*\d+%\])?$")
+_DOTS_END = set(".sxXFE]")
 _CAPTURE_RE = re.compile(r"^-{3,} (?:Captured|captured) .* -{3,}$")
 
 PASSING = "passing tests"
@@ -56,7 +57,7 @@ def select(out: Output) -> Selection:
     # The short summary repeats the failing ids, so their progress lines can go.
     repeated = out.has("short test summary info")
     section = "start"
-    collecting = False  # past the session header
+    collecting = not out.has("test session starts")  # past the session header (-q prints none)
     blocks: list[tuple[str, list[int]]] = []  # ("failure" | "report", line indices)
     for i, line in enumerate(lines):
         if line.startswith("=") and (m := _SECTION_RE.match(line)):
@@ -113,8 +114,11 @@ def _progress_line(sel: Selection, i: int, line: str, repeated: bool) -> None:
             sel.hide(i, REPEATED)
         else:
             sel.pin(i)
-    elif _DOTS_RE.match(line) and "F" not in line and "E" not in line:
-        sel.hide(i, PROGRESS)
+    elif line[-1:] in _DOTS_END and _DOTS_RE.match(line):
+        if "F" not in line and "E" not in line:
+            sel.hide(i, PROGRESS)
+    elif _FINAL_RE.search(line):
+        sel.pin(i)  # -q prints its summary without the === frame: "3000 passed in 1.52s"
 
 
 def _failure(sel: Selection, block: list[int]) -> None:
