@@ -14,6 +14,7 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -127,16 +128,24 @@ def encode_event(event: dict[str, Any], event_line: bool = True) -> bytes:
     return f"{head}data: {data}\n\n".encode()
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients dropping connections is what the fault tests are about: no tracebacks."""
+
+
 class ScriptedServer:
     """`with ScriptedServer([Reply(...), ...]) as server:` then point the client at `server.url`."""
 
-    def __init__(self, script: list[Reply] | None = None) -> None:
+    def __init__(self, script: list[Reply] | None = None,
+                 responder: Callable[[dict[str, Any]], Reply] | None = None) -> None:
         self.script: list[Reply] = list(script or [])
+        self.responder = responder  # when set, decides every reply from the request body
+        self.keep_requests = True  # a long soak turns it off to keep the server's memory flat
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.times: list[float] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
@@ -159,9 +168,12 @@ class ScriptedServer:
 
     def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         with self._lock:
-            self.requests.append(body)
-            self.headers.append(headers)
-            self.times.append(time.monotonic())
+            if self.keep_requests:
+                self.requests.append(body)
+                self.headers.append(headers)
+                self.times.append(time.monotonic())
+            if self.responder is not None:
+                return self.responder(body)
             if len(self.script) > 1:
                 return self.script.pop(0)
             return self.script[0] if self.script else Reply(status=500, body=b'{"error":{"message":"no script"}}')

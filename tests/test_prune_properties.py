@@ -4,6 +4,7 @@ re-pruning keeps what the first pass kept, the budget holds, and hostile input d
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -123,3 +124,16 @@ def test_a_million_lines_of_errors_still_fit() -> None:
     assert len(result.text) <= 12_000
     assert "src/f0.c:1:1: error: e0" in result.text
     assert "src/f999999.c:1:1: error: e999999" in result.text
+
+
+def test_ten_megabytes_of_real_output_in_linear_time() -> None:
+    """The fixtures' outputs repeated to 10 MB: well under a second each here; a generous bound that
+    still catches anything quadratic."""
+    fixtures = Path(__file__).parent / "fixtures" / "prune"
+    block = "\n".join(p.read_bytes().decode("utf-8", errors="replace") for p in sorted(fixtures.glob("*/output.txt")))
+    text = (block * (10_000_000 // len(block) + 1))[:10_000_000]
+    for command in ("", "pytest", "make", "npx webpack", "npm install"):
+        start = time.perf_counter()
+        result = prune(text, command=command, exit_code=1)
+        assert time.perf_counter() - start < 5, command
+        assert len(result.text) <= 12_000

@@ -205,9 +205,9 @@ def _numbered(f: BinaryIO) -> Iterator[tuple[int, str]]:
         number += 1
         rest = 0
         if len(chunk) == READ_CAP and not chunk.endswith(b"\n"):
-            while True:  # skip the rest of a giant line, counting it
+            while True:  # skip the rest of a giant line, counting it (without its newline)
                 more = f.readline(READ_CAP)
-                rest += len(more)
+                rest += len(more.rstrip(b"\n"))
                 if not more or more.endswith(b"\n"):
                     break
         text = chunk.rstrip(b"\n").decode("utf-8", errors="replace")

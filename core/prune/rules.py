@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import accumulate
 
 from core.prune.selection import Selection
@@ -88,25 +88,6 @@ def keep_head_tail(sel: Selection, head: int, tail: int) -> None:
     n = len(sel)
     sel.keep_range(0, min(head, n))
     sel.keep_range(max(n - tail, 0), n)
-
-
-def keep_first(sel: Selection, indices: list[int], limit: int, reason: str, pin: bool = False) -> None:
-    """Keep (or pin) the first `limit` indices and hide the rest with `reason`."""
-    for i in indices[:limit]:
-        if pin:
-            sel.pin(i)
-        else:
-            sel.keep(i)
-    sel.hide_all(indices[limit:], reason)
-
-
-def block_end(lines: list[str], start: int, inside: Callable[[str], bool], limit: int | None = None) -> int:
-    """Index just past the lines after `start` for which `inside` holds (at most `limit` of them)."""
-    stop = len(lines) if limit is None else min(len(lines), start + 1 + limit)
-    i = start + 1
-    while i < stop and inside(lines[i]):
-        i += 1
-    return i
 
 
 def kinds_note(label: str, kinds: Counter) -> str:

@@ -94,13 +94,6 @@ class Selection:
                 level[i] = HIDDEN
             reasons[i] = BLANK
 
-    def kept(self, i: int) -> bool:
-        return self.level[i] in (KEPT, PINNED)
-
-    def kept_indices(self) -> list[int]:
-        level = self.level
-        return [i for i in range(len(level)) if level[i] in (KEPT, PINNED)]
-
     def render(self) -> Rendered:
         """The kept lines, with one counted marker for each run of hidden lines."""
         out: list[str] = []

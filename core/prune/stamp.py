@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from core.prune.selection import noun
 
-MAX_KINDS = 4
+MAX_KINDS = 3
 _HEADER_RE = re.compile(r"exit code (-?\d+|unknown)")
 _STAMP_RE = re.compile(r"\[pruned [\d,]+ → [\d,]+ chars.*\]")
 
@@ -24,7 +24,8 @@ def stamp(original: int, final: int, hidden: Mapping[str, int], archive_id: str 
     if kinds:
         shown = ", ".join(f"{n:,} {noun(kind, n)}" for kind, n in kinds[:MAX_KINDS])
         rest = sum(n for _, n in kinds[MAX_KINDS:])
-        parts.append(f"{shown}{f', {rest:,} other lines' if rest else ''} hidden")
+        others = f", {rest:,} {noun('other lines', rest)}" if rest else ""
+        parts.append(f"{shown}{others} hidden")
     if budget is not None:
         parts.append(f"cut to the {budget:,}-char budget" + (
             f", read_output {archive_id} pages the rest" if archive_id else ""))

@@ -19,7 +19,7 @@ WARNINGS = "lint warnings"
 
 
 def detect(out: Output) -> int:
-    if out.command.runs("eslint", "next") and out.command.subcommand("next") in (None, "lint"):
+    if out.command.runs("eslint") or out.command.subcommand("next") == "lint":
         return COMMAND
     return STRONG_CONTENT if out.has(" problems (", " problem (") and out.has("✖") else 0
 

@@ -16,7 +16,7 @@ _LISTERS = ("find", "ls", "tree", "du", "fd", "fdfind", "locate", "tar", "unzip"
             "lsd", "dir")
 SHORT = 40
 HEAD, TAIL = 8, 5
-TOP_FOLDERS, TOP_EXTENSIONS = 8, 6
+TOP_FOLDERS, TOP_EXTENSIONS = 5, 5
 
 
 def detect(out: Output) -> int:

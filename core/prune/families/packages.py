@@ -11,8 +11,7 @@ import re
 
 from core.prune.families.base import COMMAND, CONTENT, Family
 from core.prune.output import Output
-from core.prune.rules import keep_windows
-from core.prune.selection import Selection
+from core.prune.selection import KEPT, UNSET, Selection
 
 _INSTALL_VERBS = {"install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade",
                   "audit", "sync", "lock", "dedupe", "prune", "outdated", "link", "download", "wheel"}
@@ -43,8 +42,6 @@ _DOWNLOAD_RE = re.compile(
 )
 _WARN_RE = re.compile(r"npm (?:WARN|warn)|WARNING:|warning |warning:|⚠|WARN ")
 MAX_WARNINGS = 5
-BEFORE, AFTER = 2, 6
-TAIL = 3
 
 
 def detect(out: Output) -> int:
@@ -60,16 +57,13 @@ def detect(out: Output) -> int:
 
 def select(out: Output) -> Selection:
     lines = out.lines
-    sel = Selection(lines)
+    # On failure whatever is not chatter may explain it; on success only the outcome is worth reading.
+    sel = Selection(lines, default=KEPT if out.failed else UNSET)
     warnings = 0
-    errors: list[int] = []
     error_lines = out.error_set
     for i, line in enumerate(lines):
         s = line.lstrip()
-        if _ERROR_RE.match(s):
-            sel.pin(i)
-            errors.append(i)
-        elif _OUTCOME_RE.match(s):
+        if _ERROR_RE.match(s) or _OUTCOME_RE.match(s):
             sel.pin(i)
         elif _DOWNLOAD_RE.match(s):
             sel.hide(i, "download lines")
@@ -83,10 +77,6 @@ def select(out: Output) -> Selection:
                 sel.hide(i, "package warnings")
         elif i in error_lines:
             sel.pin(i)
-            errors.append(i)
-    if out.failed:
-        keep_windows(sel, errors, BEFORE, AFTER)
-        sel.keep_range(len(lines) - TAIL, len(lines))
     return sel
 
 

@@ -15,7 +15,7 @@ from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
 from core.prune.pytraceback import LIBRARY_FRAMES as LIBRARY
 from core.prune.pytraceback import is_library
-from core.prune.rules import SEPARATOR_RE, is_error_line
+from core.prune.rules import SEPARATOR_RE
 from core.prune.selection import KEPT, Selection
 
 _SECTION_RE = re.compile(r"^={3,} (.+?) ={3,}$")
@@ -28,11 +28,12 @@ _LOCATION_RE = re.compile(r"^\S+:\d+:(?: |$)")
 _STATUS_RE = re.compile(r"(?:^|\s)(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?:\s|$)")
 _DOTS_RE = re.compile(r"^(?:\S+ )?[.sxXFE]+\s*(?:\[\s*\d+%\])?$")
 _DOTS_END = set(".sxXFE]")
+_HEADER_RE = re.compile(r"(?:platform \w|hypothesis profile |Using --randomly-seed|(?!collect)[\w .-]+: \S)")
 _CAPTURE_RE = re.compile(r"^-{3,} (?:Captured|captured) .* -{3,}$")
 
 PASSING = "passing tests"
 SKIPPED = "skipped tests"
-REPEATED = "failing tests (listed in the summary)"
+REPEATED = "failing tests (see summary)"
 PROGRESS = "progress lines"
 HEADER = "session header lines"
 SOURCE = "test source lines"
@@ -57,7 +58,8 @@ def select(out: Output) -> Selection:
     # The short summary repeats the failing ids, so their progress lines can go.
     repeated = out.has("short test summary info")
     section = "start"
-    collecting = not out.has("test session starts")  # past the session header (-q prints none)
+    collecting = False  # past the session header
+    errors = out.error_set
     blocks: list[tuple[str, list[int]]] = []  # ("failure" | "report", line indices)
     for i, line in enumerate(lines):
         if line.startswith("=") and (m := _SECTION_RE.match(line)):
@@ -70,11 +72,11 @@ def select(out: Output) -> Selection:
         if line.startswith("!!!"):
             sel.pin(i)
         elif section == "start":
-            collecting = collecting or line.startswith(("collect", "created:", "="))
-            if not collecting and not is_error_line(line):
-                sel.hide(i, HEADER)  # platform, rootdir, plugins, hypothesis profile...
-            else:
+            collecting = collecting or not _HEADER_RE.match(line) or i in errors
+            if collecting:
                 _progress_line(sel, i, line, repeated)
+            else:
+                sel.hide(i, HEADER)  # platform, rootdir, plugins, hypothesis profile...
         elif section == "failures":
             if _TEST_HEAD_RE.match(line):
                 sel.pin(i)
@@ -87,7 +89,7 @@ def select(out: Output) -> Selection:
         elif section == "report":
             blocks[-1][1].append(i)
     for kind, block in blocks:
-        (_failure if kind == "failure" else _report)(sel, block)
+        (_failure if kind == "failure" else _report)(sel, block, errors)
     return sel
 
 
@@ -121,7 +123,7 @@ def _progress_line(sel: Selection, i: int, line: str, repeated: bool) -> None:
         sel.pin(i)  # -q prints its summary without the === frame: "3000 passed in 1.52s"
 
 
-def _failure(sel: Selection, block: list[int]) -> None:
+def _failure(sel: Selection, block: list[int], errors: frozenset[int]) -> None:
     """One failing test: pin the failing lines, `E` lines and locations; drop the reprinted source.
 
     In a long frame pytest prints the function's source down to the failing line (marked `>`),
@@ -159,20 +161,20 @@ def _failure(sel: Selection, block: list[int]) -> None:
         elif short_frame and line.strip():
             sel.pin(i)  # the statement a short frame ran: `    from .report import render_csv`
             short_frame = False
-        elif not line.startswith(" ") and is_error_line(line):
+        elif i in errors and not line.startswith(" "):
             sel.pin(i)
     captured = block[capture:]
     sel.hide_all(captured[CAPTURE_HEAD:max(len(captured) - CAPTURE_TAIL, CAPTURE_HEAD)], CAPTURED)
     for i in captured:
-        if is_error_line(lines[i]):
+        if i in errors:
             sel.pin(i)
 
 
-def _report(sel: Selection, block: list[int]) -> None:
+def _report(sel: Selection, block: list[int], errors: frozenset[int]) -> None:
     """Warnings summary, durations, coverage: a few lines, the TOTAL line and any error."""
     for n, i in enumerate(block):
         line = sel.lines[i]
-        if line.startswith("TOTAL") or is_error_line(line):
+        if line.startswith("TOTAL") or i in errors:
             sel.pin(i)
         elif n >= REPORT_LINES and not SEPARATOR_RE.match(line):
             sel.hide(i, REPORT)

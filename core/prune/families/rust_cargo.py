@@ -17,10 +17,12 @@ from core.prune.rules import FULL_WARNINGS, WARNING_LINES, is_blank, kinds_note
 from core.prune.selection import KEPT, Selection
 
 _DIAG_RE = re.compile(r"^(error|warning)(?:\[\w+\])?(?::|$)")
-_PROGRESS_RE = re.compile(
-    r"^\s+(?:Compiling|Checking|Downloaded|Downloading|Updating|Locking|Adding|Fresh|Blocking|Documenting|Packaging"
-    r"|Verifying|Unpacking|Installing|Replacing|Removing|Scraping|Building|Archiving|Uploading|Waiting|Fetching)\s"
-)
+# cargo's status lines: a capitalised verb right-aligned in 12 columns ("   Compiling", "    Finished").
+_STATUS_RE = re.compile(r"^ {2,12}[A-Z][\w-]+(?: |$)")
+_PROGRESS_VERBS = {"Compiling", "Checking", "Downloaded", "Downloading", "Updating", "Locking", "Adding", "Fresh",
+                   "Blocking", "Documenting", "Packaging", "Verifying", "Unpacking", "Installing", "Replacing",
+                   "Removing", "Scraping", "Building", "Archiving", "Uploading", "Waiting", "Fetching"}
+_WARNING_SUMMARY_RE = re.compile(r"^warning: .* generated \d+ warnings?\b")
 _TEST_RE = re.compile(r"^test (\S.*) \.\.\. (ok|FAILED|ignored|bench:.*)$")
 _RESULT_RE = re.compile(r"^test result: |^error: test failed|^error: \d+ targets? failed")
 _FAILURE_HEAD_RE = re.compile(r"^---- \S.* (?:stdout|stderr) ----$")
@@ -45,6 +47,8 @@ def select(out: Output) -> Selection:
     for kind, start, stop in blocks:
         if kind == "error":
             sel.pin_range(start, min(stop, start + MAX_ERROR_LINES))
+        elif not failed and _WARNING_SUMMARY_RE.match(lines[start]):
+            sel.pin(start)  # "warning: `geo` (lib) generated 3 warnings": the count, on success
         else:
             warnings.append((start, stop + 1 if stop < len(lines) and is_blank(lines[stop]) else stop))
     hidden = warnings if failed else warnings[FULL_WARNINGS:]
@@ -54,7 +58,7 @@ def select(out: Output) -> Selection:
         sel.note(hidden[0][0], kinds_note("warnings", Counter(_kind(lines[start]) for start, _ in hidden)))
     in_failure = False
     for i, line in enumerate(lines):
-        if _PROGRESS_RE.match(line):
+        if _is_progress(line):
             sel.hide(i, "build progress lines")
         elif m := _TEST_RE.match(line):
             if m.group(2) == "FAILED":
@@ -73,6 +77,10 @@ def select(out: Output) -> Selection:
     return sel
 
 
+def _is_progress(line: str) -> bool:
+    return line[:1] == " " and _STATUS_RE.match(line) is not None and line.split(None, 1)[0] in _PROGRESS_VERBS
+
+
 def _kind(headline: str) -> str:
     """`warning: unused variable: `n`` -> "unused variable"."""
     return _QUOTED_RE.sub("…", headline.split(":", 1)[-1].strip()).removesuffix(": …")
@@ -88,7 +96,7 @@ def _diagnostics(lines: list[str]) -> list[tuple[str, int, int]]:
             i += 1
             continue
         j = i + 1
-        while j < n and not is_blank(lines[j]) and not _DIAG_RE.match(lines[j]) and not _PROGRESS_RE.match(lines[j]):
+        while j < n and not is_blank(lines[j]) and not _DIAG_RE.match(lines[j]) and not _STATUS_RE.match(lines[j]):
             j += 1
         blocks.append((m.group(1), i, j))
         i = j
