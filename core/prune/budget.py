@@ -11,12 +11,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.prune.families import generic
 from core.prune.output import Output
-from core.prune.rules import is_error_line
-from core.prune.selection import HIDDEN, KEPT, PINNED, Rendered, Selection, is_marker
+from core.prune.selection import BLANK, HIDDEN, KEPT, PINNED, Rendered, Selection, is_marker
 
 CONTEXT = "context lines (over budget)"
 PINNED_OVERFLOW = "lines past the budget"
@@ -39,27 +39,29 @@ def fit(sel: Selection, out: Output, budget: int, by_errors: bool = True) -> Fit
     rendered = sel.render()
     if size(rendered.lines) <= budget:
         return Fitted(rendered.lines, rendered.hidden, False)
-    level = sel.level
     anchored = generic.select(out).level
-    for i in range(len(level)):
-        if level[i] == KEPT and anchored[i] not in (KEPT, PINNED):
-            sel.hide(i, CONTEXT)
+    _drop_context(sel, lambda i: anchored[i] not in (KEPT, PINNED))
     rendered = sel.render()
-    if size(rendered.lines) > budget and PINNED in level:
-        for i in range(len(level)):
-            if level[i] == KEPT:
-                sel.hide(i, CONTEXT)
+    if size(rendered.lines) > budget and PINNED in sel.level:
+        _drop_context(sel, lambda i: True)
         rendered = sel.render()
     if size(rendered.lines) > budget and by_errors:
-        rendered = _errors_only(sel)
+        rendered = _errors_only(sel, out.error_set)
     if size(rendered.lines) > budget:
         rendered = _head_tail(rendered, budget)
     return Fitted(rendered.lines, rendered.hidden, True)
 
 
-def _errors_only(sel: Selection) -> Rendered:
+def _drop_context(sel: Selection, where: Callable[[int], bool]) -> None:
+    level, lines = sel.level, sel.lines
+    for i in range(len(level)):
+        if level[i] == KEPT and where(i):
+            sel.hide(i, CONTEXT if lines[i].strip() else BLANK)
+
+
+def _errors_only(sel: Selection, errors: frozenset[int]) -> Rendered:
     pinned = [i for i in range(len(sel.level)) if sel.level[i] == PINNED]
-    keep = {i for i in pinned if is_error_line(sel.lines[i])}
+    keep = {i for i in pinned if i in errors}
     if not keep:
         return sel.render()
     keep.update(pinned[-TAIL_LINES:])

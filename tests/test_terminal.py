@@ -1,0 +1,141 @@
+"""The plain REPL in a real terminal: tmux runs the agent, send-keys types, capture-pane reads."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.sse_server import Reply, ScriptedServer, call_events, text_events
+
+pytestmark = [pytest.mark.terminal,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Terminal:
+    def __init__(self, command: str, env: dict[str, str]) -> None:
+        self.name = f"da-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "50",
+                        f"env {exports} {command}; echo '[exited' $?']'; sleep 30"], check=True)
+
+    def send(self, *keys: str, literal: bool = False) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-t", self.name], capture_output=True,
+                              text=True, check=False).stdout
+
+    def wait_for(self, text: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; the screen shows:\n{self.screen()}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True, check=False)
+
+
+def _env(url: str, tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {"DEEPSEEK_BASE_URL": url, "DEEPSEEK_API_KEY": TEST_KEY, "AGENT_SESSIONS_DIR": str(tmp_path / "s"),
+            "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "LANG": "C.UTF-8", **extra}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    yield folder
+
+
+def _agent_command(workspace: Path, *flags: str, agent: Path = ROOT / "agent.py") -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(agent))} --cwd {shlex.quote(str(workspace))} {' '.join(flags)}"
+
+
+def test_plain_repl_answers_chinese_and_exits_on_double_ctrl_c(tmp_path: Path, workspace: Path) -> None:
+    script = [Reply(text_events("你好！我能帮你什么？", reasoning="用户打招呼")), Reply(text_events("second"))]
+    with ScriptedServer(script) as server:
+        term = Terminal(_agent_command(workspace, "--plain"), _env(server.url, tmp_path))
+        try:
+            term.wait_for("Type a task")
+            term.send("你好，世界", literal=True)
+            term.send("Enter")
+            screen = term.wait_for("我能帮你什么")
+            assert "thinking: 用户打招呼" in screen
+            assert server.requests[0]["input"][0]["content"] == "你好，世界"
+            term.send("/help", "Enter")
+            term.wait_for("/compact")
+            term.send("C-c")
+            term.wait_for("press Ctrl-C again to exit")
+            term.send("C-c")
+            term.wait_for("[exited 0]")
+        finally:
+            term.close()
+
+
+def test_ctrl_c_interrupts_a_running_turn_and_the_session_goes_on(tmp_path: Path, workspace: Path) -> None:
+    slow = Reply(text_events("tick tock tick tock", chunks=4), delay=2.0)
+    with ScriptedServer([slow, Reply(text_events("still here"))]) as server:
+        term = Terminal(_agent_command(workspace, "--plain"), _env(server.url, tmp_path))
+        try:
+            term.wait_for("Type a task")
+            term.send("count", "Enter")
+            term.wait_for("tick")
+            term.send("C-c")
+            term.wait_for("interrupted")
+            term.send("again", "Enter")
+            term.wait_for("still here")
+            assert "[exited" not in term.screen()
+        finally:
+            term.close()
+
+
+def test_destructive_command_asks_and_no_refuses(tmp_path: Path, workspace: Path) -> None:
+    (workspace / "keep.txt").write_text("precious")
+    script = [Reply(call_events([("run_shell", {"command": "rm -rf ."})])), Reply(text_events("ok, not deleting"))]
+    with ScriptedServer(script) as server:
+        term = Terminal(_agent_command(workspace, "--plain"), _env(server.url, tmp_path))
+        try:
+            term.wait_for("Type a task")
+            term.send("clean everything", "Enter")
+            term.wait_for("Allow it? [y/N]")
+            term.send("n", "Enter")
+            term.wait_for("ok, not deleting")
+        finally:
+            term.close()
+    assert (workspace / "keep.txt").read_text() == "precious"
+    assert "the user said no" in server.requests[1]["input"][-1]["output"]
+
+
+def test_first_run_asks_for_the_key_and_saves_it_privately(tmp_path: Path, workspace: Path) -> None:
+    """The key is looked for next to agent.py: run a copy from a scratch folder."""
+    app = tmp_path / "app"
+    shutil.copytree(ROOT / "core", app / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "agent.py", app / "agent.py")
+    with ScriptedServer([Reply(text_events("hello with key"))]) as server:
+        env = _env(server.url, tmp_path, DEEPSEEK_API_KEY="", PYTHONPATH=str(app))
+        env["DEEPSEEK_BASE_URL"] = server.url.replace("127.0.0.1", "localhost.localdomain.invalid")
+        term = Terminal(_agent_command(workspace, "--plain", agent=app / "agent.py"), env)
+        try:
+            term.wait_for("API key (hidden):")
+            term.send("sk-typed-key-987654", "Enter")
+            term.wait_for("Saved to")
+            assert "sk-typed-key-987654" not in term.screen()
+        finally:
+            term.close()
+    saved = app / ".env"
+    assert saved.read_text() == "DEEPSEEK_API_KEY=sk-typed-key-987654\n"
+    assert os.stat(saved).st_mode & 0o777 == 0o600
