@@ -147,3 +147,28 @@ def test_usage_events_carry_context_and_cost(tmp_path: Path, recorder: Recorder)
     assert usage["input_tokens"] == 100 and usage["cached_tokens"] == 50
     assert usage["budget_tokens"] == agent.context.budget and usage["context_tokens"] == 100
     assert usage["cost_usd"] > 0 and usage["session_cost_usd"] == usage["cost_usd"]
+
+
+def test_the_model_reads_pruned_output_back_with_read_output(tmp_path: Path, recorder: Recorder) -> None:
+    import sys
+
+    from core.prune.archive import OutputArchive
+
+    command = (f"{sys.executable} -c \"[print(f'row {{i}}: checksum {{i * 7919 % 10007}}') for i in range(5000)]; "
+               "print('all rows written')\"")
+    script = [Reply(call_events([("run_shell", {"command": command})])),
+              Reply(call_events([("read_output", {"id": "out-1", "grep": "^row 2500:"})])),
+              Reply(call_events([("read_output", {"id": "out-1", "offset": 4999, "limit": 3})])),
+              Reply(text_events("found it"))]
+    with ScriptedServer(script) as server:
+        agent = make_agent(server, tmp_path, recorder)
+        agent.archive = OutputArchive(agent.journal.folder / "outputs")
+        outcome = agent.run("what is the checksum of row 2500?")
+    assert outcome.status == "ok"
+    outputs = [i["output"] for i in server.requests[-1]["input"] if i.get("type") == "function_call_output"]
+    pruned, grepped, paged = outputs
+    assert pruned.startswith("exit code 0") and "full output: out-1" in pruned
+    assert f"row 2500: checksum {2500 * 7919 % 10007}" not in pruned and len(pruned) < 4000
+    assert f"row 2500: checksum {2500 * 7919 % 10007}" in grepped
+    assert "row 4999" in paged and "all rows written" in paged
+    assert (agent.journal.folder / "outputs" / "out-1.log").stat().st_size > 100_000

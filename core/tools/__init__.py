@@ -14,6 +14,7 @@ from core import events as ev
 from core.items import FunctionCall, FunctionCallOutput
 from core.tools.base import Tool, ToolContext, ToolError, ToolResult, params, parse_arguments
 from core.tools.files import edit_file, list_files, read_file, write_file
+from core.tools.output import read_output
 from core.tools.search import search
 from core.tools.shell import detect_shell, run_shell
 
@@ -64,6 +65,14 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
              "glob": {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."},
              "ignore_case": {"type": "boolean", "description": "Case-insensitive (default false)."},
          }, ["pattern"]), search),
+    Tool("read_output", "Page through or search the full output of an earlier run_shell command, which was "
+         "pruned to what matters; its id is in the [pruned …; full output: out-N] line.",
+         params({
+             "id": {"type": "string", "description": "The output id, e.g. 'out-7'."},
+             "offset": {"type": "integer", "description": "First line, 1-based (default 1)."},
+             "limit": {"type": "integer", "description": "How many lines (default 200)."},
+             "grep": {"type": "string", "description": "Only lines matching this regular expression."},
+         }, ["id"]), read_output),
 )}
 
 

@@ -170,6 +170,9 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     with (ctx.archive.writer(archive_id) if archive_id else nullcontext()) as sink:
         run = run_command(command, ctx.workspace.root, timeout, ctx.cancel, sink=sink, on_output=live)
     live.flush()
+    dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
+    if dropped:
+        ctx.emit(ev.NOTICE, {"kind": "info", "message": f"output archive: {dropped}"})
     pruned = prune(run.output, command=command, exit_code=run.exit_code, archive_id=archive_id)
     text = pruned.text
     if run.timed_out:
@@ -179,6 +182,8 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if run.truncated_bytes:
         text += f"\n[{run.truncated_bytes:,} more bytes were not kept in memory" + (
             f"; read them with read_output id={archive_id}]" if archive_id else "]")
+    if dropped:
+        text += f"\n[output archive: {dropped}]"
     status = "ok" if run.exit_code == 0 else "error"
     return ToolResult(text, status=status, meta={"command": command, "exit_code": run.exit_code,
                                                  "archive": archive_id, "duration": round(run.duration, 3)})

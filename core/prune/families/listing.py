@@ -7,6 +7,7 @@ extension, the last lines (where a listing's total sits), and any error (`Permis
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 from core.prune.families.base import COMMAND, Family
 from core.prune.output import Output
@@ -45,7 +46,7 @@ def select(out: Output) -> Selection:
 
 def summary(lines: list[str]) -> str:
     """`[2,997 entries; folders: node_modules/caniuse-lite 839, ...; extensions: .js 2,997]`."""
-    entries = [_entry(line) for line in lines if line.strip()]
+    entries = list(_paths(lines))
     folders = Counter(_folder(e) for e in entries)
     extensions = Counter(_extension(e) for e in entries)
     parts = [f"{len(entries):,} entries"]
@@ -54,6 +55,20 @@ def summary(lines: list[str]) -> str:
     if extensions:
         parts.append("extensions: " + _top(extensions, TOP_EXTENSIONS))
     return f"[{'; '.join(parts)}]"
+
+
+def _paths(lines: list[str]) -> Iterator[str]:
+    """The listed paths; `ls -R` names its folders in `dir:` lines and its entries relative to them."""
+    folder = ""
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("total "):
+            continue
+        if line.endswith(":") and " " not in line:
+            folder = line[:-1].rstrip("/") + "/"
+            continue
+        entry = _entry(line)
+        yield entry if "/" in entry or not folder else folder + entry
 
 
 def _top(counts: Counter, k: int) -> str:
