@@ -16,10 +16,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
-
 from core import __version__
 from core import events as ev
+from core._httpx import httpx
 from core.assembler import TurnAssembler, TurnResult
 from core.cancel import Cancel
 from core.config import Settings, is_loopback

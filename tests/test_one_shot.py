@@ -133,3 +133,30 @@ def test_the_key_never_leaks_to_children_output_or_session_files(tmp_path: Path)
         if path.is_file():
             written += path.read_bytes()
     assert TEST_KEY.encode() not in written
+
+
+def test_yes_approves_destructive_commands(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "junk").mkdir()
+    script = [Reply(call_events([("run_shell", {"command": "rm -rf ./*"})])), Reply(text_events("cleaned"))]
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "clean up", "--yes"], server.url, tmp_path)
+    assert done.returncode == 0 and not (tmp_path / "ws" / "junk").exists()
+    assert server.requests[1]["input"][-1]["output"].startswith("exit code 0")
+
+
+def test_plain_and_one_shot_never_import_rich_or_prompt_toolkit(tmp_path: Path) -> None:
+    """With both libraries unimportable, --one still works and --plain falls back cleanly."""
+    blocker = tmp_path / "blocked"
+    blocker.mkdir()
+    for name in ("rich", "prompt_toolkit"):
+        (blocker / f"{name}.py").write_text(f"raise ImportError('{name} is blocked for this test')\n")
+    with ScriptedServer([Reply(text_events("works without them"))]) as server:
+        done = run_agent(["--one", "hi"], server.url, tmp_path, env={"PYTHONPATH": str(blocker)})
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == "works without them\n"
+    probe = ("import sys, agent, core.plain, core.loop, core.session, core.commands; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit')))")
+    listed = subprocess.run([sys.executable, "-c", probe], cwd=AGENT.parent, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert listed == "[]"

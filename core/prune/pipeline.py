@@ -38,9 +38,7 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
     """
     raw = decode(output)
     original = len(raw)
-    raw, stated, _ = split_own_header(raw)  # pruning a pruned result again
-    if exit_code is None:
-        exit_code = stated
+    raw, exit_code = split_own_header(raw, exit_code)  # pruning a pruned result again
     cleaned = clean(raw)
     out = Output(cleaned.text, cleaned.lines, parse_command(command), exit_code)
     family = pick(out)

@@ -34,17 +34,21 @@ def stamp(original: int, final: int, hidden: Mapping[str, int], archive_id: str 
     return f"[{'; '.join(parts)}]"
 
 
-def split_own_header(text: str) -> tuple[str, int | None, bool]:
-    """Take our own header and stamp off a result that is pruned again.
+def split_own_header(text: str, exit_code: int | None) -> tuple[str, int | None]:
+    """Take our own header (and stamp) off a result that is pruned again.
 
-    Returns the rest of the text, the exit code the header stated, and whether a header was found.
+    Only a header followed by a stamp, or any header when the caller knows no exit code, counts as
+    ours: a program that happens to print "exit code 0" first keeps its line. Returns the rest of
+    the text and the exit code to use.
     """
     first, sep, rest = text.partition("\n")
     m = _HEADER_RE.fullmatch(first)
     if m is None:
-        return text, None, False
+        return text, exit_code
     second, sep2, after = rest.partition("\n")
     if _STAMP_RE.fullmatch(second):
         rest = after if sep2 else ""
-    code = None if m.group(1) == "unknown" else int(m.group(1))
-    return (rest if sep else ""), code, True
+    elif exit_code is not None:
+        return text, exit_code
+    stated = None if m.group(1) == "unknown" else int(m.group(1))
+    return (rest if sep else ""), (exit_code if exit_code is not None else stated)

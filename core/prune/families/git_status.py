@@ -75,29 +75,28 @@ def _untracked(sel: Selection, entries: list[tuple[int, str]]) -> None:
         for i, _ in entries:
             sel.pin(i)
         return
-    groups: defaultdict[str, list[int]] = defaultdict(list)
-    names: dict[str, list[str]] = defaultdict(list)
+    noise: defaultdict[str, list[int]] = defaultdict(list)
+    groups: defaultdict[str, list[tuple[int, str]]] = defaultdict(list)
     for i, path in entries:
         key = _noise_key(path)
-        if key is None:
-            key = _group_key(path)
-            names[key].append(PurePosixPath(path.rstrip("/")).stem)
-        groups[key].append(i)
-    summary: Counter = Counter()
+        if key is not None:
+            noise[key].append(i)
+        else:
+            groups[_group_key(path)].append((i, PurePosixPath(path.rstrip("/")).stem))
     listed = 0
     for key, members in groups.items():
-        noisy = key.startswith("*") or key.endswith("/") or len(members) >= GROUP_ANY or (
-            len(members) >= GROUP_MACHINE and _machine_named(names.get(key, [])))
-        if noisy:
-            sel.hide_all(members, NOISE)
-            summary[key] = len(members)
+        if len(members) >= GROUP_ANY or (len(members) >= GROUP_MACHINE and _machine_named([s for _, s in members])):
+            noise[key] = [i for i, _ in members]
             continue
-        for i in members:
+        for i, _ in members:
             listed += 1
             if listed <= MAX_LISTED:
                 sel.pin(i)
             else:
                 sel.hide(i, "untracked files")
+    summary = Counter({key: len(members) for key, members in noise.items()})
+    for members in noise.values():
+        sel.hide_all(members, NOISE)
     if summary:
         first = min(i for i, _ in entries)
         parts = ", ".join(f"{key} ×{n:,}" for key, n in summary.most_common())

@@ -32,7 +32,7 @@ def select(out: Output) -> Selection:
     in_error = in_message = in_table = False
     table_rows = 0
     for i, line in enumerate(lines):
-        if _ERROR_RE.match(line) or _PLAIN_ERROR_RE.match(line):
+        if "TS" in line and (_ERROR_RE.match(line) or _PLAIN_ERROR_RE.match(line)):
             sel.pin(i)
             errors += 1
             in_error, in_message, in_table = True, True, False

@@ -6,6 +6,7 @@ extension, the last lines (where a listing's total sits), and any error (`Permis
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterator
 
@@ -47,11 +48,12 @@ def select(out: Output) -> Selection:
 def summary(lines: list[str]) -> str:
     """`[2,997 entries; folders: node_modules/caniuse-lite 839, ...; extensions: .js 2,997]`."""
     entries = list(_paths(lines))
-    folders = Counter(_folder(e) for e in entries)
+    root = _common_folder(entries[:1000] + entries[-1000:])
+    folders = Counter(_folder(e[len(root):]) for e in entries)
     extensions = Counter(_extension(e) for e in entries)
     parts = [f"{len(entries):,} entries"]
     if len(folders) > 1:
-        parts.append("folders: " + _top(folders, TOP_FOLDERS))
+        parts.append(f"folders{f' in {root}' if root else ''}: " + _top(folders, TOP_FOLDERS))
     if extensions:
         parts.append("extensions: " + _top(extensions, TOP_EXTENSIONS))
     return f"[{'; '.join(parts)}]"
@@ -88,6 +90,15 @@ def _entry(line: str) -> str:
     if " " in line and line[:1] in "-dlcbps" and line[1:4].strip("rwxsStT-") == "":
         return line.rsplit(" ", 1)[-1]
     return line.removeprefix("./")
+
+
+def _common_folder(paths: list[str]) -> str:
+    """The folder every path is in (`/usr/lib/python3/` for an `ls -R` there), with its slash."""
+    try:
+        common = os.path.commonpath(paths) if paths else ""
+    except ValueError:  # absolute and relative paths mixed
+        return ""
+    return common + "/" if common and common != "/" and all(p.startswith(common + "/") for p in paths) else ""
 
 
 def _folder(path: str) -> str:
