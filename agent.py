@@ -127,7 +127,7 @@ def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
 
 def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
     from core.config import ConfigError
-    from core.console import read_piped_stdin, stdin_is_interactive
+    from core.console import read_piped_stdin, stdin_is_interactive, use_color
     from core.interrupts import InterruptHandler
     from core.plain import JsonEmitter, PlainEmitter, make_approver, run_one
     from core.secrets import Redactor
@@ -139,7 +139,7 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
         raise ConfigError("--one needs a task: give it as an argument or pipe it on stdin.")
     redact = Redactor(settings.api_key)
     emit = JsonEmitter(redact=redact) if args.json else PlainEmitter(
-        one_shot=True, color=sys.stderr.isatty(), redact=redact)
+        one_shot=True, color=use_color(), redact=redact)
     session = _open(args, settings, workspace, emit, make_approver(yes=args.yes, can_ask=False))
     interrupts = InterruptHandler()
     interrupts.install()
@@ -150,7 +150,7 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
 
 
 def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
-    from core.console import stdin_is_interactive
+    from core.console import stdin_is_interactive, use_color
     from core.interrupts import InterruptHandler
     from core.plain import PlainEmitter, make_approver, run_repl
     from core.secrets import Redactor
@@ -164,7 +164,7 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
             reason = f"cannot import it: {exc}"
         print(f"note: full-screen mode unavailable ({reason}); using plain mode.", file=sys.stderr)
     redact = Redactor(settings.api_key)
-    emit = PlainEmitter(color=sys.stderr.isatty(), redact=redact)
+    emit = PlainEmitter(color=use_color(), redact=redact)
     session = _open(args, settings, workspace, emit,
                     make_approver(yes=args.yes, can_ask=stdin_is_interactive()))
     interrupts = InterruptHandler()

@@ -62,20 +62,36 @@ def stdin_is_interactive() -> bool:
 
 
 def read_line(prompt: str = "") -> str | None:
-    """One line from the user; None at end of input. Piped lines are decoded as UTF-8."""
+    """One line from the user; None at end of input. Piped lines are decoded as UTF-8.
+
+    In a terminal, line editing and history come from the readline module where it exists; the
+    prompt then goes through `input()` so that editing redraws it correctly."""
+    if stdin_is_interactive():
+        with_readline = sys.stdout.isatty() and _readline()
+        if prompt and not with_readline:
+            sys.stderr.write(prompt)
+            sys.stderr.flush()
+        try:
+            return clean_text(input(prompt if with_readline else ""))
+        except EOFError:
+            return None
     if prompt:
         sys.stderr.write(prompt)
         sys.stderr.flush()
-    if stdin_is_interactive():
-        try:
-            return clean_text(input())
-        except EOFError:
-            return None
     raw = sys.stdin.buffer.readline()
     if not raw:
         return None
     return raw.decode("utf-8", errors="replace").rstrip("\r\n").lstrip("\ufeff")
 
 
-def no_color() -> bool:
-    return bool(os.environ.get("NO_COLOR")) or not sys.stderr.isatty()
+def _readline() -> bool:
+    try:
+        import readline  # noqa: F401 - importing it is what turns line editing on for input()
+    except ImportError:
+        return False
+    return True
+
+
+def use_color() -> bool:
+    """Colour on stderr only in a terminal, and never when NO_COLOR is set (no-color.org)."""
+    return not os.environ.get("NO_COLOR") and sys.stderr.isatty()

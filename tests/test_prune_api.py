@@ -88,3 +88,18 @@ def test_command_parsing_sees_through_wrappers() -> None:
     assert parse_command("timeout 60 python3.11 -m pip install x").programs == ("pip",)
     assert parse_command("git diff --stat").subcommand("git") == "diff"
     assert parse_command('echo "unbalanced').programs == ("echo",)
+
+
+def test_a_program_that_prints_exit_code_keeps_its_line() -> None:
+    assert prune("exit code 0\nreal output\n", exit_code=1).text == "exit code 1\nexit code 0\nreal output"
+
+
+def test_minified_files_in_a_diff_are_collapsed() -> None:
+    bundle = "x" * 50_000
+    diff = ("diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+            f"diff --git a/static/app.js b/static/app.js\n--- a/static/app.js\n+++ b/static/app.js\n@@ -1 +1 @@\n"
+            f"-{bundle}\n+{bundle}y\n")
+    result = prune(diff, command="git diff", exit_code=0)
+    assert "+a = 2" in result.text and "diff --git a/static/app.js b/static/app.js" in result.text
+    assert "[static/app.js: +1 −1 lines, not shown: minified]" in result.text
+    assert "line cut" not in result.text

@@ -22,7 +22,7 @@ _GENERATED_RE = re.compile(
 _DATA_RE = re.compile(r"\.(?:json|jsonl|ndjson|geojson|csv|tsv|xml|yaml|yml|txt|dat|sql|html|ipynb)$")
 _STAT_RE = re.compile(r"^ \S.* \| +(?:\d+ [+-]*|Bin )")
 GENERATED_MIN_LINES = 20  # a lock file changed by a few lines is shown
-DATA_MIN_LINES = 200
+DATA_MIN_LINES = 100
 MAX_STAT_LINES = 50
 CONTEXT = 1  # unchanged lines kept around each change (git prints 3)
 
@@ -67,6 +67,7 @@ def _file(sel: Selection, start: int, stop: int) -> None:
     sel.pin_range(start, hunk)  # diff --git, index, mode, rename, ---, +++ and "Binary files ... differ"
     path = _path(lines[start])
     added = removed = 0
+    minified = False
     changed: list[int] = []
     for j in range(hunk, stop):
         first = lines[j][:1]
@@ -78,9 +79,11 @@ def _file(sel: Selection, start: int, stop: int) -> None:
             changed.append(j)
         elif lines[j].startswith("@@"):
             changed.append(j)
-    if _collapse(path, added + removed):
+        minified = minified or (first in "+-" and lines[j].endswith(" chars]") and "… [line cut: " in lines[j])
+    if minified or _collapse(path, added + removed):
         sel.hide_range(hunk, stop, "generated-file diff lines")
-        sel.note(hunk, f"[{path}: +{added:,} −{removed:,} lines, not shown: generated or data file]")
+        what = "minified" if minified else "generated or data file"
+        sel.note(hunk, f"[{path}: +{added:,} −{removed:,} lines, not shown: {what}]")
         return
     for j in changed:
         sel.pin(j)
