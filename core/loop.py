@@ -32,6 +32,7 @@ from core.events import Emit
 from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, UserMessage
 from core.journal import Journal
 from core.prompt import build_instructions
+from core.prune.archive import OutputArchive
 from core.request import build_body
 from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.base import Approve
@@ -53,7 +54,7 @@ class Agent:
 
     def __init__(self, settings: Settings, emit: Emit, workspace: Path, approve: Approve,
                  client: ResponsesClient | None = None, journal: Journal | None = None,
-                 history: list[Item] | None = None, archive: object | None = None) -> None:
+                 history: list[Item] | None = None, archive: OutputArchive | None = None) -> None:
         self.settings = settings
         self.emit = emit
         self.workspace = Workspace(workspace)
@@ -233,14 +234,14 @@ class Agent:
         return candidate
 
     def _account(self, usage: Usage) -> None:
-        shaped = self._shaped or self._shape(force=False)
-        self.context.calibrate(shaped, usage.input_tokens)
+        if self._shaped is not None:
+            self.context.calibrate(self._shaped, usage.input_tokens)
         cost = self.usage.add(usage.input_tokens, usage.cached_tokens, usage.output_tokens, usage.reasoning_tokens)
         if self.journal is not None:
             self.journal.write({"kind": "usage", **usage.__dict__})
         known = self.usage.prices is not None
         self.emit(ev.USAGE, {**usage.__dict__, "context_tokens": usage.input_tokens,
-                             "budget_tokens": shaped.budget, "cost_usd": cost if known else None,
+                             "budget_tokens": self.context.budget, "cost_usd": cost if known else None,
                              "session_cost_usd": self.usage.cost_usd if known else None})
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from core.cancel import Cancel
 from core.config import Settings
 from core.events import Emit
+from core.prune.archive import OutputArchive
 from core.tools.workspace import Workspace
 
 # (what is about to happen, why it needs a yes) -> None when allowed, else why it was refused.
@@ -35,8 +36,7 @@ class ToolContext:
     approve: Approve
     cancel: Cancel
     call_id: str = ""
-    session_dir: Any = None  # Path of the session folder (output archives), when there is one
-    archive: Any = None  # core.prune.archive.OutputArchive, when there is one
+    archive: OutputArchive | None = None  # where run_shell keeps full outputs, when there is one
 
 
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]
