@@ -24,13 +24,11 @@ import time
 import tracemalloc
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from core.config import load_settings  # noqa: E402
-from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, UserMessage  # noqa: E402
-from core.journal import Journal, load  # noqa: E402
-from core.loop import Agent  # noqa: E402
-from tests.sse_server import Reply, ScriptedServer, call_events, text_events  # noqa: E402
+from core.config import load_settings
+from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, UserMessage
+from core.journal import Journal, load
+from core.loop import Agent
+from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 
 FAULTS = ("ok",) * 14 + ("429", "500", "503", "reset", "drop_before", "drop_after", "junk")
 

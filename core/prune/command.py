@@ -11,14 +11,17 @@ import re
 import shlex
 from dataclasses import dataclass
 
-_SEPARATORS = {"|", "||", "&&", ";", "&", "(", ")", "|&", ";;"}
+_PIPES = {"|", "|&"}
+_SEPARATORS = {"||", "&&", ";", "&", "(", ")", ";;"}
+# Filters that show what the command before them printed (a part of it, or sorted).
+_PASS_THROUGH = {"tee", "head", "tail", "cat", "less", "more", "sort", "uniq", "ts", "pv"}
 _REDIRECTS = {">", ">>", "<", "<<", ">&", "&>", "&>>", "<&", ">|", "<<<"}
 _ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _VERSION_SUFFIX_RE = re.compile(r"(?<=[a-z])[\d.]+$")  # python3.11 -> python, pip3 -> pip
 
 # Wrappers whose first non-option argument is the real program.
 _PLAIN_WRAPPERS = {"sudo", "env", "time", "nice", "nohup", "stdbuf", "xvfb-run", "command", "exec", "npx",
-                   "bunx", "pnpx", "doas", "unbuffer", "caffeinate", "timeout"}
+                   "bunx", "pnpx", "doas", "unbuffer", "caffeinate", "timeout", "xargs"}
 # Wrappers with a subcommand before the program: `uv run pytest`, `poetry run pytest`, `npm exec jest`.
 _RUN_WRAPPERS = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
                  "pnpm": "exec", "yarn": "exec", "bundle": "exec", "conda": "run", "mamba": "run", "npm": "exec"}
@@ -56,30 +59,47 @@ class Command:
 
 
 def parse_command(raw: str) -> Command:
-    return Command(raw, tuple(seg for seg in (_unwrap(s) for s in _split(raw)) if seg))
+    """The simple commands whose output reaches the terminal, wrappers removed.
+
+    In a pipeline only the last command prints, unless it only passes lines through (`| tee log`,
+    `| tail -50`, `| sort`): then the command before it does. `find . | xargs grep x` printed grep's
+    output, `pytest 2>&1 | tail -30` pytest's.
+    """
+    visible: list[tuple[str, ...]] = []
+    for pipeline in _split(raw):
+        argvs = [a for a in (_unwrap(s) for s in pipeline) if a]
+        while len(argvs) > 1 and argvs[-1][0] in _PASS_THROUGH:
+            argvs.pop()
+        visible += argvs[-1:]
+    return Command(raw, tuple(visible))
 
 
-def _split(raw: str) -> list[list[str]]:
+def _split(raw: str) -> list[list[list[str]]]:
+    """Pipelines, each a list of simple commands' words (redirections left out)."""
     try:
         lexer = shlex.shlex(raw, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
         tokens = list(lexer)
     except ValueError:  # unbalanced quotes: a rough split still names the programs
         tokens = raw.split()
-    segments: list[list[str]] = [[]]
+    pipelines: list[list[list[str]]] = [[[]]]
+    segments = pipelines[-1]
     skip = False
     for tok in tokens:
         if skip:
             skip = False
-        elif tok in _SEPARATORS:
+        elif tok in _PIPES:
             segments.append([])
+        elif tok in _SEPARATORS:
+            segments = [[]]
+            pipelines.append(segments)
         elif tok in _REDIRECTS or (tok[:1] in "<>&" and set(tok) <= set("<>&|")):
             skip = True
             if segments[-1] and segments[-1][-1].isdigit():
                 segments[-1].pop()  # the "2" of "2>&1"
         else:
             segments[-1].append(tok)
-    return segments
+    return pipelines
 
 
 def _program(word: str) -> str:
@@ -99,8 +119,9 @@ def _unwrap(argv: list[str]) -> tuple[str, ...]:
         prog = _program(args[0])
         rest = args[1:]
         if prog in _PLAIN_WRAPPERS:
-            # options, VAR=value and numbers (`timeout 60`, `nice -n 10`) come before the program
-            while rest and (rest[0].startswith("-") or _ASSIGNMENT_RE.match(rest[0]) or _NUMBER_RE.match(rest[0])):
+            # options, VAR=value, numbers (`timeout 60`, `nice -n 10`) and `xargs -I {}` come first
+            while rest and (rest[0].startswith("-") or _ASSIGNMENT_RE.match(rest[0]) or _NUMBER_RE.match(rest[0])
+                            or rest[0] == "{}"):
                 rest.pop(0)
             args = rest
         elif prog in _RUN_WRAPPERS and rest and rest[0] in (_RUN_WRAPPERS[prog], _DLX.get(prog)):

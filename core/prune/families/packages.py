@@ -1,8 +1,8 @@
 """Package managers: npm, pnpm, yarn, bun, pip, uv, poetry, pipenv.
 
 On success only the outcome matters (`added 12 packages`, `Successfully installed ...`,
-`Resolved 8 packages`); on failure the error lines and what surrounds them. Download, resolution
-and verbose chatter goes either way.
+`Resolved 8 packages`) and any error-looking line; on failure everything but the chatter, with the
+errors pinned. Download, resolution and verbose chatter goes either way.
 """
 
 from __future__ import annotations
