@@ -66,7 +66,10 @@ def test_tool_round_trip_against_qwen(qwen: local_model.ServerHandle, tmp_path: 
     done = run_agent(["--one", "Run the shell command `echo hello` and tell me the output.", "--json"],
                      qwen.url, tmp_path, env=_env("qwen", AGENT_MAX_STEPS="4"), timeout=300)
     events = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
-    assert done.returncode in (0, 3), done.stderr.decode()  # an answer, or the step limit
+    # An answer, the step limit, or "stuck" (these small models repeat the call however it is refused).
+    assert done.returncode in (0, 1, 3), done.stderr.decode()
+    if done.returncode == 1:
+        assert [e["kind"] for e in events if e["event"] == "error"] == ["stuck"]
     tools = [e for e in events if e["event"] == "tool"]
     assert tools and tools[0]["name"] == "run_shell" and tools[0]["status"] == "ok"
     assert "hello" in tools[0]["result"]
