@@ -113,6 +113,7 @@ def _workspace(cwd: Path | None) -> Path:
 
 def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
     from core.config import ConfigError
+    from core.journal import JournalError
     from core.session import SessionNotFound, open_session
 
     try:
@@ -120,6 +121,8 @@ def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
                                resume_latest=args.resume == "")
     except SessionNotFound as exc:
         raise ConfigError(f"Cannot resume: {exc}.") from None
+    except JournalError as exc:
+        raise ConfigError(f"Cannot start the session: {exc} (set AGENT_SESSIONS_DIR to a writable folder).") from None
     for notice in session.notices:
         emit("notice", {"kind": "info", "message": notice})
     return session
@@ -130,16 +133,15 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
     from core.console import read_piped_stdin, stdin_is_interactive, use_color
     from core.interrupts import InterruptHandler
     from core.plain import JsonEmitter, PlainEmitter, make_approver, run_one
-    from core.secrets import Redactor
+    from core.secrets import RedactingEmit, Redactor
 
     task = args.one
     if not task and not stdin_is_interactive():
         task = read_piped_stdin()
     if not task.strip():
         raise ConfigError("--one needs a task: give it as an argument or pipe it on stdin.")
-    redact = Redactor(settings.api_key)
-    emit = JsonEmitter(redact=redact) if args.json else PlainEmitter(
-        one_shot=True, color=use_color(), redact=redact)
+    emit = RedactingEmit(JsonEmitter() if args.json else PlainEmitter(one_shot=True, color=use_color()),
+                         Redactor(settings.api_key))
     session = _open(args, settings, workspace, emit, make_approver(yes=args.yes, can_ask=False))
     interrupts = InterruptHandler()
     interrupts.install()
@@ -153,7 +155,7 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
     from core.console import stdin_is_interactive, use_color
     from core.interrupts import InterruptHandler
     from core.plain import PlainEmitter, make_approver, run_repl
-    from core.secrets import Redactor
+    from core.secrets import RedactingEmit, Redactor
 
     if not args.plain and stdin_is_interactive() and sys.stdout.isatty():
         try:
@@ -163,16 +165,12 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
         except ImportError as exc:
             reason = f"cannot import it: {exc}"
         print(f"note: full-screen mode unavailable ({reason}); using plain mode.", file=sys.stderr)
-    redact = Redactor(settings.api_key)
-    emit = PlainEmitter(color=use_color(), redact=redact)
-    session = _open(args, settings, workspace, emit,
-                    make_approver(yes=args.yes, can_ask=stdin_is_interactive()))
+    emit = RedactingEmit(PlainEmitter(color=use_color()), Redactor(settings.api_key))
     interrupts = InterruptHandler()
+    session = _open(args, settings, workspace, emit,
+                    make_approver(yes=args.yes, can_ask=stdin_is_interactive(), interrupts=interrupts))
     interrupts.install()
-    try:
-        return run_repl(session, interrupts)
-    finally:
-        session.close()
+    return run_repl(session, interrupts)
 
 
 if __name__ == "__main__":

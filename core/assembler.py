@@ -289,7 +289,8 @@ class TurnAssembler:
         # Items the server never streamed (or only streamed in part) come from the final output.
         # Items already finished by `output_item.done` keep that version (OpenAI's encrypted reasoning
         # differs between the two, and `.done` is the one documented for replay).
-        for position, item in enumerate(response.get("output") or []):
+        output = response.get("output")
+        for position, item in enumerate(output if isinstance(output, list) else []):
             if isinstance(item, dict):
                 known = self._by_id.get(str(item.get("id") or ""))
                 index = position if known is None else known

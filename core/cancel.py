@@ -8,14 +8,19 @@ effect at once instead of at the next poll.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+POLL_SECONDS = 0.1
 
 
 class Cancel:
     def __init__(self) -> None:
         self._event = threading.Event()
-        self._lock = threading.Lock()
+        # Re-entrant: the SIGINT handler calls cancel() on the main thread, possibly while that same
+        # thread is inside on_cancel() holding the lock; a plain Lock would deadlock there.
+        self._lock = threading.RLock()
         self._callbacks: list[Callable[[], None]] = []
         self.reason = ""
 
@@ -37,8 +42,14 @@ class Cancel:
                 pass
 
     def wait(self, seconds: float) -> bool:
-        """Sleep up to `seconds`; True if cancelled meanwhile."""
-        return self._event.wait(seconds)
+        """Sleep up to `seconds`; True if cancelled meanwhile.
+
+        Waits in short slices: on Windows a long blocking wait would hold off Ctrl-C until it ends."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self._event.wait(min(left, POLL_SECONDS)):
+                return True
+        return self._event.is_set()
 
     @contextmanager
     def on_cancel(self, callback: Callable[[], None]) -> Iterator[None]:
@@ -52,4 +63,5 @@ class Cancel:
             yield
         finally:
             with self._lock:
-                self._callbacks.remove(callback)
+                if callback in self._callbacks:
+                    self._callbacks.remove(callback)

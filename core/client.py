@@ -13,7 +13,7 @@ import json
 import random
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from core import __version__
@@ -24,7 +24,7 @@ from core.cancel import Cancel
 from core.config import Settings, is_loopback
 from core.errors import ApiError, from_http
 from core.events import Emit
-from core.sse import EventTooLarge, SSEDecoder
+from core.sse import EventTooLarge, ServerEvent, SSEDecoder
 
 MAX_RETRY_AFTER = 120.0  # a server asking for a longer pause is not worth waiting for in a session
 MAX_BACKOFF = 30.0
@@ -46,6 +46,7 @@ class ResponsesClient:
             follow_redirects=True,
         )
         self._sleep = sleep
+        self._socket: socket.socket | None = None  # the connection opened last (requests are sequential)
 
     def close(self) -> None:
         self._http.close()
@@ -61,9 +62,12 @@ class ResponsesClient:
         """Run one model turn; never raises for provider or network trouble (see `TurnResult`)."""
         cancel = cancel or Cancel()
         attempts = self.settings.max_retries + 1
-        payload = json.dumps({**body, "stream": True}, ensure_ascii=False).encode("utf-8")
+        # errors="replace": a lone surrogate that slipped into the history must not crash the session.
+        payload = json.dumps({**body, "stream": True}, ensure_ascii=False).encode("utf-8", errors="replace")
         for attempt in range(1, attempts + 1):
             assembler = TurnAssembler(emit)
+            if cancel.cancelled:  # never send (and pay for) a request the user already stopped
+                return TurnResult(status="aborted", error=ApiError(cancel.reason or "interrupted", kind="aborted"))
             try:
                 error = self._attempt(payload, assembler, emit, cancel)
             except KeyboardInterrupt:
@@ -95,10 +99,25 @@ class ResponsesClient:
 
     # -- one attempt ------------------------------------------------------------------------
     def _attempt(self, payload: bytes, assembler: TurnAssembler, emit: Emit, cancel: Cancel) -> ApiError | None:
-        """Send the request and consume the stream; the error to act on, or None when complete."""
+        """Send the request and consume the stream; the error to act on, or None when complete.
+
+        Cancellation shuts down the connection's socket, which the trace hook captured when it was
+        opened: that works while waiting for the response headers too, not only during the body."""
+        sockets: list[socket.socket] = []
+
+        def trace(event: str, info: dict[str, Any]) -> None:
+            if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+                stream = info.get("return_value")
+                sock = stream.get_extra_info("socket") if stream is not None else None
+                if sock is not None:
+                    self._socket = sock
+            elif event == "http11.send_request_headers.started" and self._socket is not None:
+                sockets.append(self._socket)  # a pooled connection: the one opened last is in use
+
         try:
-            with self._http.stream("POST", self.settings.responses_url, content=payload,
-                                   headers=self.headers()) as response, cancel.on_cancel(lambda: _abort(response)):
+            with cancel.on_cancel(lambda: _shutdown(sockets)), self._http.stream(
+                    "POST", self.settings.responses_url, content=payload, headers=self.headers(),
+                    extensions={"trace": trace}) as response:
                 if response.status_code >= 400:
                     error = from_http(response.status_code, _read_bounded(response), self.settings.api_key_source)
                     error.retry_after = _retry_after(response.headers)
@@ -131,36 +150,35 @@ class ResponsesClient:
         decoder = SSEDecoder()
         idle = self.settings.idle_timeout
         last_event = time.monotonic()
-        warned_malformed = False
-        for chunk in response.iter_bytes():
-            for event in decoder.feed(chunk):
+        malformed = _Malformed(emit)
+
+        def handle(events: Iterable[ServerEvent]) -> bool:
+            """Feed decoded events to the assembler; True once the response is over."""
+            nonlocal last_event
+            for event in events:
                 last_event = time.monotonic()
                 data = event.data.strip()
                 if not data or data == "[DONE]":
                     continue
                 try:
                     payload = json.loads(data)
-                except ValueError:
-                    if not warned_malformed:
-                        emit(ev.NOTICE, {"kind": "warning",
-                                         "message": "skipped a malformed event from the server"})
-                        warned_malformed = True
-                    continue
-                if isinstance(payload, dict) and assembler.handle(payload):
-                    return self._terminal_error(assembler)
+                    if isinstance(payload, dict) and assembler.handle(payload):
+                        return True
+                except (ValueError, TypeError, AttributeError, KeyError):
+                    malformed.note()  # not JSON, or fields of unexpected types: skip that one event
+            return False
+
+        for chunk in response.iter_bytes():
+            if handle(decoder.feed(chunk)):
+                return self._terminal_error(assembler)
             if cancel.cancelled:
                 return None
             # Keep-alive comments are not progress: a server that only sends them is stuck.
             if time.monotonic() - last_event > idle:
                 return ApiError(f"No progress from the server for {idle:.0f} s (only keep-alives)",
                                 kind="network", retryable=True)
-        for event in decoder.flush():
-            try:
-                payload = json.loads(event.data)
-            except ValueError:
-                continue
-            if isinstance(payload, dict) and assembler.handle(payload):
-                return self._terminal_error(assembler)
+        if handle(decoder.flush()):
+            return self._terminal_error(assembler)
         if cancel.cancelled:
             return None
         return ApiError("The stream ended before the response was complete", kind="stream", retryable=True)
@@ -209,15 +227,26 @@ def _retry_after(headers: httpx.Headers) -> float | None:
         return None
 
 
-def _abort(response: httpx.Response) -> None:
-    """Unblock a read in progress on another thread: shut the socket down, then close.
+class _Malformed:
+    """Says once per response that the server sent something unreadable (and that it was skipped)."""
 
-    `response.close()` alone waits for the blocked `recv` to return (the next event); shutting the
-    socket down makes it return at once, so an interrupt takes effect within milliseconds.
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self._said = False
+
+    def note(self) -> None:
+        if not self._said:
+            self._said = True
+            self._emit(ev.NOTICE, {"kind": "warning", "message": "skipped a malformed event from the server"})
+
+
+def _shutdown(sockets: list[socket.socket]) -> None:
+    """Unblock a send or read in progress (on this thread from a signal handler, or another).
+
+    Closing the response alone waits for the blocked `recv` to return, which may be the next event
+    or minutes away; shutting the socket down makes it return at once.
     """
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    if sock is not None:
+    for sock in sockets:
         try:
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:

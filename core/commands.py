@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from core.journal import JournalError
 from core.session import Session, SessionNotFound, format_sessions, open_session
 
 
@@ -33,7 +34,7 @@ def _resume(session: Session, arg: str) -> Reply:
     try:
         new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approve,
                            resume=arg or None, resume_latest=not arg)
-    except SessionNotFound as exc:
+    except (SessionNotFound, JournalError) as exc:
         return Reply(f"Cannot resume: {exc}")
     session.close()
     notes = "".join(f"\n! {notice}" for notice in new.notices)

@@ -55,19 +55,25 @@ def parse_dotenv(text: str) -> dict[str, str]:
     return values
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
+
+
 def _dotenv_value(value: str) -> str:
-    if value[:1] in ("'", '"'):
-        quote = value[0]
-        end = value.find(quote, 1)
-        while quote == '"' and end > 0 and value[end - 1] == "\\":
-            end = value.find(quote, end + 1)
-        if end > 0:
-            inner = value[1:end]
-            if quote == '"':
-                inner = (inner.replace("\\n", "\n").replace("\\t", "\t")
-                         .replace('\\"', '"').replace("\\\\", "\\"))
-            return inner
-        return value[1:]
+    if value[:1] == "'":  # single quotes: literal
+        end = value.find("'", 1)
+        return value[1:end] if end > 0 else value[1:]
+    if value[:1] == '"':  # double quotes: \n \t \r \" \\ are escapes; any other backslash stays
+        out: list[str] = []
+        i = 1
+        while i < len(value) and value[i] != '"':
+            pair = value[i:i + 2]
+            if pair[:1] == "\\" and pair[1:] in _ESCAPES:
+                out.append(_ESCAPES[pair[1]])
+                i += 2
+            else:
+                out.append(value[i])
+                i += 1
+        return "".join(out)
     # Unquoted: an inline comment starts at " #".
     hash_at = value.find(" #")
     return (value[:hash_at] if hash_at >= 0 else value).strip()
@@ -91,21 +97,16 @@ class Settings:
     retry_base_delay: float = 1.0
     connect_timeout: float = 15.0
     idle_timeout: float = 300.0
-    sessions_dir: str = ""
+    sessions_dir: str = ""  # empty: the platform's user data folder (see core.journal.sessions_root)
     working_budget: int = 128_000
     context_trigger: float = 0.8
     context_target: float = 0.5
     prices: str = ""
     env_file: Path = field(default_factory=lambda: app_dir() / ".env")
-    extra: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def responses_url(self) -> str:
         return self.base_url.rstrip("/") + "/responses"
-
-    def get(self, name: str, default: str | None = None) -> str | None:
-        """A raw value from the environment or `.env`, for settings owned by other modules."""
-        return self.extra.get(name, default)
 
     def require_key(self) -> str:
         """The API key, or a ConfigError naming where it is looked for. Loopback servers need none."""
@@ -167,27 +168,27 @@ def load_settings(
         except OSError as exc:
             raise ConfigError(f"Cannot read {env_file}: {exc.strerror or exc}.") from exc
 
-    def lookup(name: str) -> tuple[str | None, str]:
+    def lookup(name: str) -> tuple[str, str]:
+        """The value and where it came from. A variable set in the environment wins even when it is
+        empty (that is how to switch a .env value off); empty means the default."""
         if overrides and overrides.get(name):
-            return overrides[name], "the command line"
-        if environ.get(name):
-            return environ[name], "the environment"
-        if file_values.get(name):
-            return file_values[name], str(env_file)
-        return None, ""
+            return overrides[name].strip(), "the command line"
+        if name in environ:
+            return environ[name].strip(), f"the environment variable {name}"
+        return file_values.get(name, "").strip(), str(env_file)
 
     defaults = Settings.__dataclass_fields__
     values: dict[str, Any] = {}
     for attr, name in ENV_NAMES.items():
         raw, source = lookup(name)
-        if raw is not None:
-            values[attr] = _convert(name, type(defaults[attr].default), raw.strip(), source)
-    key_value, key_source = lookup(API_KEY)
-    if key_source == "the environment":
-        key_source = f"the environment variable {API_KEY}"
-    merged = {**file_values, **{k: v for k, v in environ.items() if v}, **(overrides or {})}
-    settings = Settings(api_key=key_value or None, api_key_source=key_source, env_file=env_file,
-                        extra=merged, **values)
+        if raw:
+            values[attr] = _convert(name, type(defaults[attr].default), raw, source)
+    key, key_source = lookup(API_KEY)
+    key = key.strip("\u200b\u200c\u200d\ufeff")  # invisible characters that come with a pasted key
+    if key and not (key.isascii() and key.isprintable() and " " not in key):
+        raise ConfigError(f"{API_KEY} (from {key_source}) contains a character that cannot be sent in an HTTP "
+                          "header; copy the key again from the provider's page.")
+    settings = Settings(api_key=key or None, api_key_source=key_source if key else "", env_file=env_file, **values)
     _validate(settings)
     return settings
 
@@ -244,7 +245,8 @@ def save_setting(env_file: Path, name: str, value: str) -> None:
         replaced.append(entry)
     env_file.parent.mkdir(parents=True, exist_ok=True)
     temp = env_file.with_name(env_file.name + ".tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    temp.unlink(missing_ok=True)  # a leftover could carry looser permissions: always start afresh
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write("\n".join(replaced) + "\n")
     os.replace(temp, env_file)

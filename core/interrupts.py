@@ -18,6 +18,7 @@ class InterruptHandler:
 
     def __init__(self) -> None:
         self._current: Cancel | None = None
+        self._prompting = False
 
     def install(self) -> None:
         if threading.current_thread() is threading.main_thread():
@@ -25,7 +26,7 @@ class InterruptHandler:
 
     def _handle(self, signum: int, frame: Any) -> None:
         current = self._current
-        if current is None or current.cancelled:
+        if current is None or current.cancelled or self._prompting:
             raise KeyboardInterrupt
         current.cancel("interrupted by the user (Ctrl-C)")
 
@@ -36,3 +37,12 @@ class InterruptHandler:
             yield
         finally:
             self._current = None
+
+    @contextmanager
+    def prompting(self) -> Iterator[None]:
+        """While a question waits for an answer, Ctrl-C interrupts the question itself."""
+        self._prompting = True
+        try:
+            yield
+        finally:
+            self._prompting = False

@@ -47,6 +47,10 @@ class Loaded:
     compactions: list[dict[str, Any]] = field(default_factory=list)
 
 
+class JournalError(Exception):
+    """The journal cannot be written (disk full, folder gone); the message says where and why."""
+
+
 class Journal:
     """Appends records to `<folder>/journal.jsonl`; every record is on disk when `append` returns."""
 
@@ -55,10 +59,25 @@ class Journal:
         self.path = folder / JOURNAL_NAME
         self.id = folder.name
         self._redact = redact or Redactor()
-        folder.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "ab")  # noqa: SIM115 - held open for the session's lifetime
-        if sys.platform != "win32":
-            os.chmod(self.path, 0o600)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "a+b")  # noqa: SIM115 - held open for the session's lifetime
+            if sys.platform != "win32":
+                os.chmod(self.path, 0o600)
+            self._end_torn_line()
+        except OSError as exc:
+            raise JournalError(f"cannot write the session journal {self.path}: {exc.strerror or exc}") from exc
+
+    def _end_torn_line(self) -> None:
+        """A crash mid-write leaves a last line without its newline: end it, so the next record
+        starts on a line of its own instead of being glued to the damaged one."""
+        self._file.seek(0, os.SEEK_END)
+        if self._file.tell() == 0:
+            return
+        self._file.seek(-1, os.SEEK_END)
+        if self._file.read(1) != b"\n":
+            self._file.write(b"\n")
+            self._file.flush()
 
     @classmethod
     def create(cls, root: Path, workspace: Path, model: str, redact: Redactor | None = None) -> Journal:
@@ -73,9 +92,12 @@ class Journal:
 
     def write(self, record: dict[str, Any]) -> None:
         line = json.dumps(self._redact.deep(record), ensure_ascii=False, separators=(",", ":")) + "\n"
-        self._file.write(line.encode("utf-8", errors="replace"))
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            self._file.write(line.encode("utf-8", errors="replace"))
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except (OSError, ValueError) as exc:
+            raise JournalError(f"cannot write the session journal {self.path}: {exc}") from exc
 
     def close(self) -> None:
         if not self._file.closed:
@@ -147,8 +169,11 @@ class SessionInfo:
     folder: Path
     created: str
     first_prompt: str
-    size: int
     workspace: str
+
+    def size(self) -> int:
+        """Bytes on disk: the journal and the output archives."""
+        return sum(f.stat().st_size for f in self.folder.rglob("*") if f.is_file())
 
 
 def list_sessions(root: Path) -> list[SessionInfo]:
@@ -171,9 +196,8 @@ def _info(folder: Path) -> SessionInfo | None:
         elif record.get("kind") == UserMessage.kind:
             first = str(record.get("text", ""))
             break
-    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
     return SessionInfo(id=folder.name, folder=folder, created=str(header.get("created", "")),
-                       first_prompt=" ".join(first.split()), size=size, workspace=str(header.get("workspace", "")))
+                       first_prompt=" ".join(first.split()), workspace=str(header.get("workspace", "")))
 
 
 def _head_records(path: Path, limit: int) -> Iterator[dict[str, Any]]:
@@ -187,11 +211,10 @@ def _head_records(path: Path, limit: int) -> Iterator[dict[str, Any]]:
                 yield record
 
 
-def find_session(root: Path, wanted: str | None) -> SessionInfo | None:
-    """The latest session, or the one whose id is (or starts with) `wanted`."""
+def find_sessions(root: Path, wanted: str | None) -> list[SessionInfo]:
+    """The latest session, or those whose id is (or starts with) `wanted`; one match is a hit."""
     sessions = list_sessions(root)
     if not wanted:
-        return sessions[0] if sessions else None
+        return sessions[:1]
     exact = [s for s in sessions if s.id == wanted]
-    matches = exact or [s for s in sessions if s.id.startswith(wanted)]
-    return matches[0] if len(matches) == 1 else None
+    return exact or [s for s in sessions if s.id.startswith(wanted)]

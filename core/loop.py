@@ -16,9 +16,11 @@ from core.assembler import TurnResult, Usage
 from core.cancel import Cancel
 from core.client import ResponsesClient
 from core.config import Settings
+from core.console import clean_text
 from core.context import (
     DEFAULT_PRICES,
     SUMMARY_PROMPT,
+    CompactionCancelled,
     ContextManager,
     Shaped,
     UsageTotals,
@@ -29,11 +31,12 @@ from core.context import (
 from core.context.settings import from_settings
 from core.errors import ApiError
 from core.events import Emit
-from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, UserMessage
-from core.journal import Journal
+from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, UserMessage, to_record
+from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError
 from core.prompt import build_instructions
 from core.prune.archive import OutputArchive
 from core.request import build_body
+from core.secrets import Redactor
 from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.base import Approve
 from core.tools.workspace import Workspace
@@ -63,7 +66,8 @@ class Agent:
         self.journal = journal
         self.archive = archive
         self.history: list[Item] = list(history or [])
-        self.instructions = build_instructions(self.workspace.root)
+        self.instructions = clean_text(build_instructions(self.workspace.root))
+        self._redact = Redactor(settings.api_key)
         self.tools = tool_schemas()
         self.context = ContextManager(from_settings(settings), summarize=self._summarize,
                                       tools_json=json.dumps(self.tools, ensure_ascii=False))
@@ -73,14 +77,29 @@ class Agent:
         self._cancel = Cancel()
         self._shaped: Shaped | None = None
         self._refused_in_a_row = 0
+        self._journal_failed = False
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:
         cancel = self._cancel = cancel or Cancel()
         self._record(UserMessage(text))
-        outcome = self._steps(cancel)
+        try:
+            outcome = self._steps(cancel)
+        except KeyboardInterrupt:  # a second Ctrl-C while the first was still stopping the turn
+            cancel.cancel("interrupted by the user (Ctrl-C)")
+            self._answer_open_calls()
+            self.emit(ev.ABORTED, {"reason": cancel.reason})
+            outcome = Outcome("aborted")
         self.emit(ev.DONE, {"status": outcome.status, "text": outcome.text, "steps": outcome.steps})
         return outcome
+
+    def _answer_open_calls(self) -> None:
+        """Give the calls of the interrupted turn that never got an output a 'not completed' one."""
+        answered = {i.call_id for i in self.history if isinstance(i, FunctionCallOutput)}
+        open_calls = [i for i in self.history if isinstance(i, FunctionCall) and i.call_id not in answered]
+        for call in open_calls:
+            self._record(FunctionCallOutput(call.call_id, INTERRUPTED_OUTPUT,
+                                            meta={"tool": call.name, "status": "interrupted"}))
 
     def _steps(self, cancel: Cancel) -> Outcome:
         for step in range(1, self.settings.max_steps + 1):
@@ -128,7 +147,8 @@ class Agent:
             refusal = repeated_call_error(self.history, call)
             self._refused_in_a_row = self._refused_in_a_row + 1 if refusal else 0
             output = run_tool(call, ctx, refusal=refusal)
-            output.output = cap_result(output.output, call.name, output.meta, cap)
+            # Undecodable file names and bytes must not reach the request, nor the key the model.
+            output.output = self._redact(clean_text(cap_result(output.output, call.name, output.meta, cap)))
             self._record(output)
         return not cancel.cancelled
 
@@ -159,21 +179,18 @@ class Agent:
     def _body(self, items: list[Item], **overrides: object) -> dict:
         return {**build_body(self.settings, self.instructions, items, self.tools), **overrides}
 
-    def request_body(self) -> dict:
-        """The next request as it would be sent now (for inspection and tests)."""
-        return self._body(self.context.shape(self.history, self.instructions).items)
-
     def _summarize(self, items: list[Item]) -> str:
         """The compaction summariser: the shaped prefix plus SUMMARY_PROMPT, answered without tools."""
         body = self._body([*items, UserMessage(SUMMARY_PROMPT)], tool_choice="none")
         result = self.client.stream(body, ev.discard, self._cancel)
+        if result.status == "aborted" or self._cancel.cancelled:
+            raise CompactionCancelled(self._cancel.reason or "interrupted")
         if result.status != "completed" or not result.text.strip():
             raise RuntimeError(result.error.message if result.error else f"the summary came back {result.status}")
         if result.usage is not None:
             self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
                            result.usage.reasoning_tokens)
-        if self.journal is not None:
-            self.journal.write({"kind": "compaction", "text": result.text, "covers": len(items)})
+        self._journal({"kind": "compaction", "text": result.text, "request_items": len(items)})
         return result.text
 
     # -- /context and /compact ---------------------------------------------------------------
@@ -204,8 +221,19 @@ class Agent:
     # -- history ----------------------------------------------------------------------------
     def _record(self, item: Item) -> None:
         self.history.append(item)
-        if self.journal is not None:
-            self.journal.append(item)
+        self._journal(to_record(item))
+
+    def _journal(self, record: dict) -> None:
+        """Write to the journal; if that fails the session goes on in memory, and the user is told once."""
+        if self.journal is None:
+            return
+        try:
+            self.journal.write(record)
+        except JournalError as exc:
+            if not self._journal_failed:
+                self._journal_failed = True
+                self.emit(ev.NOTICE, {"kind": "warning", "message": f"{exc}; the session goes on, but what "
+                                      "follows is not saved until this is fixed"})
 
     def _record_turn(self, result: TurnResult) -> None:
         """Journal what the model produced. Calls are kept only if they will get outputs."""
@@ -237,8 +265,7 @@ class Agent:
         if self._shaped is not None:
             self.context.calibrate(self._shaped, usage.input_tokens)
         cost = self.usage.add(usage.input_tokens, usage.cached_tokens, usage.output_tokens, usage.reasoning_tokens)
-        if self.journal is not None:
-            self.journal.write({"kind": "usage", **usage.__dict__})
+        self._journal({"kind": "usage", **usage.__dict__})
         known = self.usage.prices is not None
         self.emit(ev.USAGE, {**usage.__dict__, "context_tokens": usage.input_tokens,
                              "budget_tokens": self.context.budget, "cost_usd": cost if known else None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from typing import Any, TextIO
 
 from core import __version__
@@ -15,7 +16,6 @@ from core.cancel import Cancel
 from core.commands import run_command
 from core.console import read_line
 from core.interrupts import InterruptHandler
-from core.secrets import Redactor
 from core.session import Session
 from core.tools.base import Approve
 
@@ -38,12 +38,11 @@ class PlainEmitter:
     """Renders emit events as text. `one_shot` holds the answer back until `done`."""
 
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None, *, one_shot: bool = False,
-                 color: bool = False, redact: Redactor | None = None) -> None:
+                 color: bool = False) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.one_shot = one_shot
         self.color = color
-        self.redact = redact or Redactor()
         self._in_reasoning = False
         self._text_open = False
         self._held_text: list[str] = []
@@ -52,7 +51,6 @@ class PlainEmitter:
         return f"{code}{text}{RESET}" if self.color else text
 
     def _err(self, text: str, code: str = "", end: str = "\n") -> None:
-        text = self.redact(text)
         self.err.write((self._style(text, code) if code else text) + end)
         self.err.flush()
 
@@ -80,7 +78,7 @@ class PlainEmitter:
         if self.one_shot:
             self._held_text.append(data.get("delta", ""))
             return
-        self.out.write(self.redact(data.get("delta", "")))
+        self.out.write(data.get("delta", ""))
         self.out.flush()
         self._text_open = True
 
@@ -134,7 +132,7 @@ class PlainEmitter:
             self._held_text.clear()
             text = data.get("text") or held
             if text:
-                self.out.write(self.redact(text).rstrip("\n") + "\n")
+                self.out.write(text.rstrip("\n") + "\n")
                 self.out.flush()
 
 
@@ -149,19 +147,19 @@ def _context_part(data: dict[str, Any]) -> str:
 class JsonEmitter:
     """`--one --json`: every event as one JSON line on stdout."""
 
-    def __init__(self, out: TextIO | None = None, redact: Redactor | None = None) -> None:
+    def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stdout
-        self.redact = redact or Redactor()
 
     def __call__(self, event: str, data: dict[str, Any]) -> None:
-        line = json.dumps({"event": event, **self.redact.deep(data)}, ensure_ascii=False)
+        line = json.dumps({"event": event, **data}, ensure_ascii=False)
         self.out.write(line + "\n")
         self.out.flush()
 
 
 
 # -- approval ---------------------------------------------------------------------------------
-def make_approver(*, yes: bool, can_ask: bool, err: TextIO | None = None) -> Approve:
+def make_approver(*, yes: bool, can_ask: bool, interrupts: InterruptHandler | None = None,
+                  err: TextIO | None = None) -> Approve:
     """`--yes` approves everything; without a person to ask, everything risky is refused."""
     if yes:
         return lambda what, why: None
@@ -173,7 +171,8 @@ def make_approver(*, yes: bool, can_ask: bool, err: TextIO | None = None) -> App
         stream.write(f"\n? The agent wants to {what}\n  ({why}). Allow it? [y/N] ")
         stream.flush()
         try:
-            answer = read_line()
+            with interrupts.prompting() if interrupts else nullcontext():
+                answer = read_line()
         except KeyboardInterrupt:
             answer = ""
         return None if (answer or "").strip().lower() in ("y", "yes") else "the user said no"
@@ -197,8 +196,18 @@ def run_one(session: Session, task: str, interrupts: InterruptHandler) -> int:
 
 
 def run_repl(session: Session, interrupts: InterruptHandler, err: TextIO | None = None) -> int:
-    """`--plain`: read a line, run it, repeat. Ctrl-C interrupts a turn; twice when idle exits."""
-    err = err or sys.stderr
+    """`--plain`: read a line, run it, repeat. Ctrl-C interrupts a turn; twice when idle exits.
+
+    The REPL owns the session from here (/resume may switch it) and closes whichever it ends with."""
+    holder = [session]
+    try:
+        return _repl(holder, interrupts, err or sys.stderr)
+    finally:
+        holder[0].close()
+
+
+def _repl(holder: list[Session], interrupts: InterruptHandler, err: TextIO) -> int:
+    session = holder[0]
     agent = session.agent
     err.write(f"deepseek-agent {__version__} · {agent.settings.model} · {agent.workspace.root}\n"
               "Type a task, /help for commands; Ctrl-D or /exit to quit.\n")
@@ -227,7 +236,7 @@ def run_repl(session: Session, interrupts: InterruptHandler, err: TextIO | None 
             if reply.exit:
                 return 0
             if reply.session is not None:
-                session = reply.session
+                session = holder[0] = reply.session
                 agent = session.agent
             err.write(reply.text + "\n")
             err.flush()

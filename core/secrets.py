@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 # Variables a child process must not inherit: API keys, tokens, secrets, passwords.
 _SECRET_NAME = re.compile(r"(_API_KEY$|^API_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
@@ -24,10 +25,10 @@ class Redactor:
     """Replaces known secret values and `Bearer …` tokens in any text before it is shown or saved."""
 
     def __init__(self, *secrets: str | None) -> None:
-        self._secrets = sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
+        self.secrets = sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
-        for secret in self._secrets:
+        for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
         return _BEARER.sub(r"\1" + REDACTED, text)
@@ -41,3 +42,53 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self.deep(v) for v in value]
         return value
+
+
+# Streamed events and the field that carries their text.
+_STREAMS = {"text": "delta", "reasoning": "delta", "tool_output": "text"}
+
+
+class RedactingEmit:
+    """Wraps an emit callback so that no secret reaches it, not even one split across deltas.
+
+    A model can print the key in pieces (it read `.env`), and each delta alone matches nothing. So
+    streamed text is held back by the few characters that could still turn into a secret, and
+    released, redacted, with the next delta or before any other event.
+    """
+
+    def __init__(self, emit: Callable[[str, dict[str, Any]], None], redact: Redactor) -> None:
+        self._emit = emit
+        self._redact = redact
+        self._pending: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        field = _STREAMS.get(event)
+        if field is None or not self._redact.secrets:
+            self.flush()
+            self._emit(event, self._redact.deep(data))  # type: ignore[arg-type]
+            return
+        key = (event, str(data.get("call_id", "")))
+        _, held = self._pending.pop(key, (data, ""))
+        self.flush()  # another stream's held text goes first: output keeps its order
+        text = self._redact(held + str(data.get(field, "")))
+        cut = len(text) - self._open_prefix(text)
+        if cut < len(text):
+            self._pending[key] = (data, text[cut:])
+        if cut:
+            self._emit(event, {**data, field: text[:cut]})
+
+    def flush(self) -> None:
+        """Release whatever is held back (it cannot become a secret any more)."""
+        pending, self._pending = self._pending, {}
+        for (event, _), (data, held) in pending.items():
+            self._emit(event, {**data, _STREAMS[event]: self._redact(held)})
+
+    def _open_prefix(self, text: str) -> int:
+        """Length of the longest end of `text` that is the start of a secret."""
+        longest = 0
+        for secret in self._redact.secrets:
+            for size in range(min(len(secret) - 1, len(text)), longest, -1):
+                if text.endswith(secret[:size]):
+                    longest = size
+                    break
+        return longest

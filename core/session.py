@@ -7,17 +7,18 @@ from pathlib import Path
 
 from core.config import Settings
 from core.events import Emit
-from core.journal import Journal, find_session, list_sessions, load, sessions_root
+from core.journal import Journal, find_sessions, list_sessions, load, sessions_root
 from core.loop import Agent
 from core.prune.archive import OutputArchive
 from core.secrets import Redactor
 from core.tools.base import Approve
+from core.tools.shell import kill_lingering
 
 OUTPUTS_FOLDER = "outputs"
 
 
 class SessionNotFound(Exception):
-    pass
+    """No saved session matches what was asked for; the message lists what there is."""
 
 
 @dataclass
@@ -30,6 +31,7 @@ class Session:
     def close(self) -> None:
         self.journal.close()
         self.agent.client.close()
+        kill_lingering()
 
 
 def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Approve,
@@ -39,15 +41,22 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
     redact = Redactor(settings.api_key)
     notices: list[str] = []
     history = []
+    loaded_usage: list[dict] = []
     if resume or resume_latest:
-        info = find_session(root, resume)
-        if info is None:
-            known = ", ".join(s.id for s in list_sessions(root)[:5]) or "none yet"
-            what = f"no session matches {resume!r}" if resume else "there is no session to resume"
-            raise SessionNotFound(f"{what} in {root} (recent: {known}); list them with --sessions")
+        matches = find_sessions(root, resume)
+        if len(matches) != 1:
+            if len(matches) > 1:
+                what = f"{resume!r} matches {len(matches)} sessions ({', '.join(m.id for m in matches[:4])}); give more of the id"
+            else:
+                known = ", ".join(s.id for s in list_sessions(root)[:5]) or "none yet"
+                what = f"no session matches {resume!r}" if resume else "there is no session to resume"
+                what += f" in {root} (recent: {known})"
+            raise SessionNotFound(f"{what}; list them with --sessions")
+        info = matches[0]
         loaded = load(info.folder)
         notices += loaded.notices
         history = loaded.items
+        loaded_usage = loaded.usage
         journal = Journal(info.folder, redact)
         if info.workspace and Path(info.workspace) != workspace.resolve():
             notices.append(f"this session was started in {info.workspace}; continuing in {workspace}")
@@ -55,6 +64,9 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER)
     agent = Agent(settings, emit, workspace, approve, journal=journal, history=history, archive=archive)
+    for record in loaded_usage:  # the session's cost goes on from where it was
+        agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",
+                                                           "reasoning_tokens")))
     return Session(agent=agent, journal=journal, notices=notices, resumed=bool(resume or resume_latest))
 
 
@@ -67,16 +79,16 @@ def format_sessions(settings: Settings, limit: int = 30) -> str:
     lines = [f"Sessions in {root} (newest first):"]
     for info in sessions[:limit]:
         prompt = info.first_prompt[:70] + ("…" if len(info.first_prompt) > 70 else "")
-        lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size):>8}  {prompt}")
+        lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}  {prompt}")
     if len(sessions) > limit:
         lines.append(f"  … and {len(sessions) - limit} older")
     lines.append("Resume one with --resume ID (or --resume for the latest).")
     return "\n".join(lines)
 
 
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB"):
+        if n < 1024:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
-    return f"{n} B"
+    return f"{n:.1f} GB"

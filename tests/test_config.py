@@ -43,9 +43,7 @@ def test_every_key_in_env_example_takes_effect(tmp_path: Path) -> None:
         value = SPECIAL_VALUES.get(attr) or {int: "7", float: "7.5", str: "changed"}[type(default)]
         settings = load_settings(environ={name: value}, env_file=tmp_path / "none")
         assert getattr(settings, attr) != default, name
-    for name in names - set(config.ENV_NAMES.values()) - {config.API_KEY}:
-        # Keys owned by other modules are read through Settings.get.
-        assert load_settings(environ={name: "x"}, env_file=tmp_path / "none").get(name) == "x", name
+    assert names == set(config.ENV_NAMES.values()) | {config.API_KEY}, "no key in .env.example is ignored"
 
 
 def test_precedence_override_env_dotenv_default(tmp_path: Path) -> None:
@@ -114,3 +112,26 @@ def test_save_setting_keeps_other_lines_and_is_private(tmp_path: Path) -> None:
     assert load_settings(environ={}, env_file=fresh).api_key == "k2"
     if sys.platform != "win32":
         assert fresh.stat().st_mode & 0o777 == 0o600
+
+
+def test_dotenv_escapes_and_windows_paths() -> None:
+    text = ('A="C:\\\\Users\\\\me\\\\new"\nB="D:\\\\tmp\\\\"\nC="C:\\Users\\new"\nD="say \\"hi\\"\\tnow"\n'
+            "E='raw \\n stays'\n")
+    values = parse_dotenv(text)
+    assert values["A"] == "C:\\Users\\me\\new" and values["B"] == "D:\\tmp\\"
+    assert values["C"] == "C:\\Users\new"  # \n is an escape in double quotes, other backslashes stay
+    assert values["D"] == 'say "hi"\tnow' and values["E"] == "raw \\n stays"
+
+
+def test_an_empty_environment_variable_switches_a_dotenv_value_off(tmp_path: Path) -> None:
+    env_file = _env_file(tmp_path, "DEEPSEEK_API_KEY=from-file-123\nDEEPSEEK_MODEL=file-model\n")
+    s = load_settings(environ={"DEEPSEEK_API_KEY": "", "DEEPSEEK_MODEL": ""}, env_file=env_file)
+    assert s.api_key is None and s.model == "deepseek-v4-flash"
+
+
+def test_a_key_that_cannot_be_sent_is_refused_without_showing_it(tmp_path: Path) -> None:
+    s = load_settings(environ={"DEEPSEEK_API_KEY": "\u200bsk-abc123456\ufeff"}, env_file=tmp_path / "x")
+    assert s.api_key == "sk-abc123456"  # invisible characters from a paste are dropped
+    with pytest.raises(ConfigError, match="cannot be sent in an HTTP header") as info:
+        load_settings(environ={"DEEPSEEK_API_KEY": "sk-abc–123456"}, env_file=tmp_path / "x")
+    assert "abc" not in str(info.value)

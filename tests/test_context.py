@@ -7,7 +7,14 @@ from itertools import pairwise
 
 import pytest
 
-from core.context import LEDGER_MARK, SUMMARY_MARK, ContextManager, ContextSettings
+from core.context import (
+    LEDGER_MARK,
+    SUMMARY_MARK,
+    CompactionCancelled,
+    ContextManager,
+    ContextSettings,
+    Shaped,
+)
 from core.context.index import JournalIndex
 from core.context.tokens import item_tokens, text_tokens
 from core.items import (
@@ -228,25 +235,91 @@ def test_compaction_summarises_the_dropped_span_once_and_caches_it() -> None:
     assert all(a is b for a, b in zip(first.items, again.items, strict=False))  # same prefix objects
 
 
-def test_compaction_gives_up_after_three_failures_but_still_drops() -> None:
-    calls = 0
+class Scripted:
+    """A summariser that answers from a script: a text is returned, an exception raised."""
 
-    def broken(items: list[Item]) -> str:
-        nonlocal calls
-        calls += 1
-        raise TimeoutError("model did not answer")
+    def __init__(self, *script: str | Exception) -> None:
+        self.script, self.calls = list(script), 0
 
+    def __call__(self, items: list[Item]) -> str:
+        step = self.script[min(self.calls, len(self.script) - 1)]
+        self.calls += 1
+        if isinstance(step, Exception):
+            raise step
+        return step
+
+
+def shape_until_it_acts(j: Journal, manager: ContextManager, force: bool = False) -> Shaped:
+    for n in range(200):
+        j.write(f"src/gen{n}.rs", 3_000)
+        shaped = manager.shape(j.items, INSTRUCTIONS, force=force)
+        if shaped.actions:
+            return shaped
+    raise AssertionError("shaping never acted")
+
+
+def test_a_failed_summary_keeps_the_turns_and_the_next_rewrite_tries_again() -> None:
+    summarize = Scripted(TimeoutError("model did not answer"), "", "Wrote the generated files.")
     j = Journal()
-    manager = ContextManager(SMALL, summarize=broken)
+    manager = ContextManager(SMALL, summarize=summarize)
+    for failure, why in ((1, "model did not answer"), (2, "the summary came back empty")):
+        shaped = shape_until_it_acts(j, manager)
+        assert shaped.actions[0] == f"compaction failed ({failure}/3): {why}; kept the turns"
+        assert shaped.items == j.items  # nothing dropped (and nothing else to clear here)
+    later = shape_until_it_acts(j, manager)
+    assert later.actions[0].startswith("dropped ") and ", summarised" in later.actions[0]
+    assert any(isinstance(i, Summary) for i in later.items) and summarize.calls == 3
+
+
+def test_compaction_drops_without_a_summary_only_once_it_gives_up() -> None:
+    summarize = Scripted(TimeoutError("model did not answer"))
+    j = Journal()
+    manager = ContextManager(SMALL, summarize=summarize)
     notices = []
     for n in range(80):
         j.write(f"src/gen{n}.rs", 3_000)
         shaped = manager.shape(j.items, INSTRUCTIONS)
         notices += shaped.actions
-        assert shaped.tokens <= SMALL.budget and not unpaired(shaped.items)
-    assert calls == 3
-    assert "compaction failed (3/3): model did not answer" in " ".join(notices)
-    assert sum(n.startswith("dropped ") for n in notices) > 3
+        assert not unpaired(shaped.items)
+        assert shaped.tokens <= SMALL.budget or any("still over the budget" in a for a in shaped.actions)
+    assert summarize.calls == 3
+    drops = [n for n in notices if n.startswith("dropped ")]
+    assert notices[:2] == [
+        "compaction failed (1/3): model did not answer; kept the turns",
+        "compaction failed (2/3): model did not answer; kept the turns",
+    ]
+    assert (
+        notices[2] == drops[0] and "(no summary: compaction failed (3/3): model did not answer)" in drops[0]
+    )
+    assert len(drops) > 3 and all("(no summary: compaction gave up after 3 failures)" in d for d in drops[1:])
+
+
+def test_overflow_recovery_drops_even_when_the_summary_fails() -> None:
+    j = Journal()
+    for n in range(14):
+        j.write(f"src/gen{n}.rs", 3_000)  # small results: only a drop can shrink this
+    manager = ContextManager(SMALL, summarize=Scripted(ConnectionError("server down")))
+    forced = manager.shape(j.items, INSTRUCTIONS, force=True)
+    assert any(
+        a.startswith("dropped ") and "(no summary: compaction failed (1/3): server down)" in a
+        for a in forced.actions
+    ), forced.actions
+    assert forced.tokens <= SMALL.share(SMALL.target) and not unpaired(forced.items)
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_cancelled_summary_drops_nothing_and_is_no_failure(force: bool) -> None:
+    summarize = Scripted(*[CompactionCancelled("interrupted by the user")] * 5, "Wrote the generated files.")
+    j = Journal()
+    manager = ContextManager(SMALL, summarize=summarize)
+    for _ in range(5):
+        shaped = shape_until_it_acts(j, manager, force=force)
+        assert "compaction cancelled; kept the turns" in shaped.actions
+        assert not any(a.startswith("dropped ") for a in shaped.actions)
+        assert not any(isinstance(i, Summary) for i in shaped.items)
+    later = shape_until_it_acts(j, manager, force=force)  # five cancels did not exhaust it
+    assert any(a.startswith("dropped ") and ", summarised" in a for a in later.actions)
+    assert summarize.calls == 6
 
 
 def test_decisions_are_replayed_between_rewrites_so_the_prefix_stays_stable() -> None:
@@ -292,6 +365,30 @@ def test_compact_now_summarises_every_turn_but_the_last_two() -> None:
     assert shaped.actions[0].startswith("dropped 4 old turns, summarised")
     assert len([i for i in shaped.items if isinstance(i, Reasoning)]) == 2
     assert manager.compact_now(j.items, INSTRUCTIONS).actions == []  # nothing left to compact
+
+
+def test_compact_now_never_drops_without_a_summary() -> None:
+    j = Journal()
+    for n in range(6):
+        j.read(f"src/f{n}.rs", chars=400)
+    summarize = Scripted(
+        ConnectionError("server down"), CompactionCancelled("interrupted"), "", "", "All files read."
+    )
+    manager = ContextManager(SMALL, summarize=summarize)
+    before = manager.shape(j.items, INSTRUCTIONS).items
+    for why in (
+        "compaction failed (1/3): server down",
+        "compaction cancelled",
+        "compaction failed (2/3): the summary came back empty",
+        "compaction failed (3/3): the summary came back empty",
+    ):
+        shaped = manager.compact_now(j.items, INSTRUCTIONS)
+        assert shaped.actions == [f"{why}; nothing changed"]
+        assert shaped.items == before == manager.shape(j.items, INSTRUCTIONS).items
+    shaped = manager.compact_now(j.items, INSTRUCTIONS)  # automatic compaction gave up; /compact tries
+    assert shaped.actions[0].startswith("dropped 4 old turns, summarised")
+    unsummarised = ContextManager(SMALL).compact_now(j.items, INSTRUCTIONS)
+    assert unsummarised.actions == ["nothing compacted: no summariser"] and unsummarised.items == j.items
 
 
 def test_calibration_scales_estimates_by_the_reported_count() -> None:

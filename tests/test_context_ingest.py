@@ -91,15 +91,47 @@ def test_different_arguments_are_not_a_repeat() -> None:
     ],
 )
 def test_a_state_change_in_between_allows_the_same_call_again(between: FunctionCall) -> None:
-    history = done(call("1", "run_shell", command="pytest -q")) + done(between)
-    assert repeated_call_error(history, call("2", "run_shell", command="pytest -q")) is None
+    history = done(call("1", "run_shell", command="grep -rn TODO src")) + done(between)
+    assert repeated_call_error(history, call("2", "run_shell", command="grep -rn TODO src")) is None
 
 
 def test_a_read_only_command_in_between_is_no_state_change() -> None:
-    history = done(call("1", "run_shell", command="pytest -q")) + done(
+    history = done(call("1", "run_shell", command="grep -rn TODO src")) + done(
         call("2", "run_shell", command="git status")
     )
-    assert repeated_call_error(history, call("3", "run_shell", command="pytest -q"))
+    assert repeated_call_error(history, call("3", "run_shell", command="grep -rn TODO src"))
+
+
+@pytest.mark.parametrize(
+    "repeated",
+    [
+        call("1", "run_shell", command="sleep 1 && curl localhost:8000"),  # polling a server just started
+        call("1", "run_shell", command="npm test"),  # a rerun after a flaky failure
+        call("1", "run_shell", command="pytest -q"),
+        call("1", "write_file", path="b.py", content="x = 1\n"),
+        call("1", "edit_file", path="a.py", old_text="x", new_text="y"),
+    ],
+)
+def test_a_repeat_of_a_call_that_may_change_state_or_the_world_is_allowed(repeated: FunctionCall) -> None:
+    again = FunctionCall("2", repeated.name, repeated.arguments)
+    assert repeated_call_error(done(repeated), again) is None
+    between = done(call("3", "read_file", path="a.py"))
+    assert (
+        repeated_call_error(done(repeated) + between, FunctionCall("4", repeated.name, repeated.arguments))
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "looked",
+    [
+        call("1", "list_files", path="src"),
+        call("1", "read_output", id="out-3", offset=0),
+        call("1", "run_shell", command="cat README.md | head -20"),
+    ],
+)
+def test_a_repeat_of_a_state_free_call_is_refused(looked: FunctionCall) -> None:
+    assert repeated_call_error(done(looked), FunctionCall("2", looked.name, looked.arguments))
 
 
 def test_a_user_message_in_between_allows_the_same_call_again() -> None:

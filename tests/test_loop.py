@@ -172,3 +172,19 @@ def test_the_model_reads_pruned_output_back_with_read_output(tmp_path: Path, rec
     assert f"row 2500: checksum {2500 * 7919 % 10007}" in grepped
     assert "row 4999" in paged and "all rows written" in paged
     assert (agent.journal.folder / "outputs" / "out-1.log").stat().st_size > 100_000
+
+
+def test_an_interrupted_compaction_changes_nothing(tmp_path: Path, recorder: Recorder) -> None:
+    from core.cancel import Cancel
+
+    _files(tmp_path, 4)
+    with ScriptedServer([*_big_history_script(4), Reply(text_events("read them"))]) as server:
+        agent = make_agent(server, tmp_path, recorder)
+        agent.run("read the files")
+        before = len(server.requests)
+        cancel = Cancel()
+        cancel.cancel()
+        message = agent.compact(cancel)
+    assert "cancelled" in message and "nothing changed" in message
+    assert len(server.requests) == before  # no summary request was sent
+    assert agent.context.breakdown(agent.history, agent.instructions)["tool results: read_file"] > 10_000

@@ -160,3 +160,27 @@ def test_plain_and_one_shot_never_import_rich_or_prompt_toolkit(tmp_path: Path) 
     listed = subprocess.run([sys.executable, "-c", probe], cwd=AGENT.parent, capture_output=True, text=True,
                             check=True).stdout.strip()
     assert listed == "[]"
+
+
+def test_a_key_split_across_streamed_deltas_is_still_redacted(tmp_path: Path) -> None:
+    text = f"your key is {TEST_KEY} — keep it safe"
+    for mode in (["--json"], [], ["--plain"]):
+        with ScriptedServer([Reply(text_events(text, reasoning=f"the .env says {TEST_KEY}", chunks=9))]) as server:
+            done = run_agent(["--one", "what is my key?", *mode] if mode != ["--plain"] else ["--plain"],
+                             server.url, tmp_path, stdin=b"what is my key?\n" if mode == ["--plain"] else None)
+        out = done.stdout.decode() + done.stderr.decode()
+        assert done.returncode == 0, out
+        assert TEST_KEY not in out and "[REDACTED]" in out, mode
+        assert "keep it safe" in out
+
+
+def test_redacting_emit_holds_back_only_what_could_become_a_secret() -> None:
+    from core.secrets import RedactingEmit, Redactor
+
+    seen: list[tuple[str, dict]] = []
+    emit = RedactingEmit(lambda e, d: seen.append((e, d)), Redactor("sk-abcdef123"))
+    for piece in ("hello s", "k-abc", "def12", "3 bye"):
+        emit("text", {"delta": piece})
+    emit("text_done", {"text": "hello sk-abcdef123 bye"})
+    assert "".join(d["delta"] for e, d in seen if e == "text") == "hello [REDACTED] bye"
+    assert seen[0] == ("text", {"delta": "hello "}) and seen[-1] == ("text_done", {"text": "hello [REDACTED] bye"})

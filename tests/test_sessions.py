@@ -228,3 +228,124 @@ def test_sessions_are_listed_newest_first(tmp_path: Path) -> None:
     for name in ("20260101-000000-aaaa", "20260102-000000-bbbb"):
         Journal(tmp_path / name).write({"kind": "session", "created": name})
     assert [s.id for s in list_sessions(tmp_path)] == ["20260102-000000-bbbb", "20260101-000000-aaaa"]
+
+
+def test_appending_after_a_torn_line_keeps_the_new_records(tmp_path: Path) -> None:
+    journal = Journal.create(tmp_path, tmp_path, "m")
+    journal.append(UserMessage("first task"))
+    journal.close()
+    with open(journal.path, "ab") as handle:
+        handle.write(b'{"kind":"assistant","te')  # the crash came mid-write
+    resumed = Journal(journal.folder)
+    resumed.append(UserMessage("second task: use pnpm, never npm"))
+    resumed.close()
+    loaded = load(journal.folder)
+    assert [i.text for i in loaded.items if isinstance(i, UserMessage)] == ["first task",
+                                                                           "second task: use pnpm, never npm"]
+    assert len(loaded.notices) == 1
+
+
+def test_cancel_while_waiting_for_the_response_headers_is_immediate(tmp_path: Path) -> None:
+    recorder = Recorder()
+    with ScriptedServer([Reply(text_events("late"), stall_before=8)]) as server:
+        agent = _agent(server, tmp_path, recorder)
+        cancel = Cancel()
+        outcome: list = []
+        worker = threading.Thread(target=lambda: outcome.append(agent.run("hi", cancel)))
+        worker.start()
+        _wait_for(lambda: len(server.requests) == 1)
+        time.sleep(0.2)
+        start = time.monotonic()
+        cancel.cancel()
+        worker.join(5)
+        assert time.monotonic() - start < 0.5
+    assert outcome[0].status == "aborted"
+
+
+def test_a_cancelled_token_sends_no_request(tmp_path: Path) -> None:
+    from core.client import ResponsesClient
+
+    with ScriptedServer([Reply(text_events("x"))]) as server:
+        cancel = Cancel()
+        cancel.cancel()
+        client = ResponsesClient(make_settings(server.url))
+        result = client.stream({"model": "m", "input": "x"}, Recorder(), cancel)
+        client.close()
+    assert result.status == "aborted" and server.requests == []
+
+
+def test_a_second_ctrl_c_during_a_tool_still_leaves_every_call_answered(tmp_path: Path,
+                                                                        monkeypatch) -> None:
+    import core.loop
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(core.loop, "run_tool", interrupted)
+    recorder = Recorder()
+    with ScriptedServer([Reply(call_events([("list_files", {}), ("list_files", {"path": "x"})]))]) as server:
+        agent = _agent(server, tmp_path, recorder)
+        outcome = agent.run("look")
+    assert outcome.status == "aborted" and recorder.of("done")[-1]["status"] == "aborted"
+    outputs = [i for i in agent.history if isinstance(i, FunctionCallOutput)]
+    assert [o.output for o in outputs] == [INTERRUPTED_OUTPUT, INTERRUPTED_OUTPUT]
+    assert _pairs_valid(build_body(agent.settings, "", agent.history, [])["input"])
+
+
+def test_resume_keeps_the_session_cost_and_names_ambiguous_prefixes(tmp_path: Path) -> None:
+    with ScriptedServer([Reply(text_events("a"))]) as server:
+        run_agent(["--one", "one"], server.url, tmp_path)
+        run_agent(["--one", "two"], server.url, tmp_path)
+        first, second = sorted(p.name for p in (tmp_path / "sessions").iterdir())
+        common = next(first[:n] for n in range(len(first), 0, -1) if second.startswith(first[:n]))
+        done = run_agent(["--resume", common, "--one", "x"], server.url, tmp_path)
+        assert done.returncode == 2 and "matches 2 sessions" in done.stderr.decode()
+        from core.session import open_session
+
+        session = open_session(make_settings(server.url, tmp_path), Recorder(), tmp_path / "ws",
+                               lambda w, y: None, resume_latest=True)
+        assert session.agent.usage.input_tokens == 100 and session.agent.usage.cost_usd > 0
+        session.close()
+
+
+def test_an_unwritable_sessions_folder_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with ScriptedServer([Reply(text_events("a"))]) as server:
+        done = run_agent(["--one", "hi"], server.url, tmp_path, env={"AGENT_SESSIONS_DIR": str(blocker / "s")})
+    err = done.stderr.decode()
+    assert done.returncode == 2 and "Cannot start the session" in err and "Traceback" not in err
+
+
+def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: Path) -> None:
+    from core.session import open_session
+
+    marker = tmp_path / "ws" / "bg.pid"
+    command = f"(sleep 30; echo LATE) & echo $! > {marker}; echo started"
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok"))]
+    with ScriptedServer(script) as server:
+        (tmp_path / "ws").mkdir(exist_ok=True)
+        recorder = Recorder()
+        session = open_session(make_settings(server.url, tmp_path), recorder, tmp_path / "ws",
+                               lambda w, y: None)
+        start = time.monotonic()
+        session.agent.run("start something")
+        assert time.monotonic() - start < 5
+        (tool,) = recorder.of("tool")
+        assert "started" in tool["result"] and "background job is still running" in tool["result"]
+        pid = int(marker.read_text())
+        assert _alive(pid)
+        session.close()
+    time.sleep(0.3)
+    assert not _alive(pid)
+
+
+def test_undecodable_file_names_do_not_break_the_next_request(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "caf\udce9.txt".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+     ).write_text("x")
+    recorder = Recorder()
+    with ScriptedServer([Reply(call_events([("list_files", {})])), Reply(text_events("listed"))]) as server:
+        outcome = _agent(server, tmp_path, recorder).run("list")
+    assert outcome.status == "ok"
+    assert "caf\ufffd.txt" in server.requests[1]["input"][-1]["output"]

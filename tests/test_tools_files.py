@@ -164,17 +164,57 @@ def test_argument_errors_are_clear() -> None:
 @pytest.mark.parametrize("command", ["rm -rf /", "rm -rf ~", "sudo rm -fr /usr", "rm -rf .", "rm -r -f *",
                                      "git push --force origin main", "git push -f", "mkfs.ext4 /dev/sdb1",
                                      "dd if=/dev/zero of=/dev/sda", "echo k >> ~/.ssh/authorized_keys",
-                                     "cp key ~/.aws/credentials", "git reset --hard", "format c:"])
+                                     "cp key ~/.aws/credentials", "git reset --hard", "format c:",
+                                     "sudo shutdown -h now", "git checkout -- .", "git restore ."])
 def test_destructive_commands_are_flagged(command: str) -> None:
     assert destructive_reason(command)
 
 
 @pytest.mark.parametrize("command", ["rm -rf build", "rm -rf node_modules dist", "git push origin main",
-                                     "ls -la", "cat .env", "npm run format", "pytest -q", "rm file.txt"])
+                                     "ls -la", "cat .env", "npm run format", "pytest -q", "rm file.txt",
+                                     "grep -rn shutdown src/", "cat docs/halt.md", "git restore --staged ."])
 def test_ordinary_commands_are_not_flagged(command: str) -> None:
     assert destructive_reason(command) is None
 
 
 def test_credential_paths() -> None:
     assert all(is_credential_path(p) for p in (".env", "app/.env.local", ".ssh/id_rsa", ".npmrc", ".netrc"))
-    assert not any(is_credential_path(p) for p in ("src/env.py", "environment.yml", "README.md"))
+    assert not any(is_credential_path(p) for p in ("src/env.py", "environment.yml", "README.md", ".env.example"))
+
+
+def test_edit_file_with_mixed_line_endings(ws: Path) -> None:
+    (ws / "mixed.py").write_bytes(b"# header\r\n\ndef f():\n    return 1\n")
+    edit_file({"path": "mixed.py", "old_text": "def f():\n    return 1", "new_text": "def f():\n    return 2"}, ctx(ws))
+    assert (ws / "mixed.py").read_bytes() == b"# header\r\n\ndef f():\n    return 2\n"
+
+
+def test_search_does_not_follow_links_out_of_the_workspace(ws: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    (tmp_path / "outside.txt").write_text("root:x:0:0\n")
+    os.symlink(tmp_path / "outside.txt", ws / "notes.txt")
+    (ws / "inside.txt").write_text("root:inside\n")
+    assert search({"pattern": "^root:"}, ctx(ws)).output == "inside.txt:1:root:inside"
+    with pytest.raises(ToolError, match="does not exist"):
+        search({"pattern": "x", "path": "nope"}, ctx(ws))
+
+
+def test_read_file_memory_stays_bounded_on_a_giant_line(ws: Path) -> None:
+    import tracemalloc
+
+    with (ws / "dump.json").open("wb") as handle:
+        for _ in range(50):
+            handle.write(b"x" * (1024 * 1024))
+        handle.write(b"\nsecond line\n")
+    tracemalloc.start()
+    result = read_file({"path": "dump.json", "limit": 1}, ctx(ws))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert "line cut: 52,428,800 bytes" in result.output and result.meta["total_lines"] == 2
+    assert peak < 5 * 1024 * 1024
+
+
+def test_absurd_numbers_are_argument_errors_not_crashes() -> None:
+    for raw in ('{"path": "x", "n": 1e400}', '{"path": "x", "n": "nan"}'):
+        with pytest.raises(ToolError, match="must be an integer"):
+            parse_arguments(raw, TOOL)

@@ -25,15 +25,19 @@ What the loop does:
 `summarize(items) -> str` is given the last request up to the end of the turns being dropped
 (pinned user messages, previous summary and ledger, then those turns). It should send them with the
 same instructions and tools, then a user message SUMMARY_PROMPT, and return the answer's text: being
-a prefix of the request just sent, it is served from the provider's prompt cache. It may raise;
-after three failures automatic compaction stops trying (/compact still tries).
+a prefix of the request just sent, it is served from the provider's prompt cache. When the user
+cancelled it, it should raise CompactionCancelled: not a failure, and nothing is dropped. Any other
+exception, or an empty answer, is a failure: the turns are kept (dropping them unsummarised would
+lose them for good) and the next rewrite tries again; only overflow recovery (force=True) drops
+without a summary. After three failures automatic compaction stops trying and drops without one;
+/compact still tries, and changes nothing when the summary fails.
 
 `journal` must be the session's own append-only list (or a copy holding the same item objects):
 decisions are keyed by position and replayed each turn; another list starts the manager over.
 """
 
 from .cap import cap_result
-from .compact import SUMMARY_PROMPT, Summarizer
+from .compact import SUMMARY_PROMPT, CompactionCancelled, Summarizer
 from .manager import ContextManager, Shaped
 from .overflow import is_context_overflow
 from .placeholders import LEDGER_MARK, SUMMARY_MARK
@@ -47,6 +51,7 @@ __all__ = [
     "LEDGER_MARK",
     "SUMMARY_MARK",
     "SUMMARY_PROMPT",
+    "CompactionCancelled",
     "ContextManager",
     "ContextSettings",
     "Prices",

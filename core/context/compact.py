@@ -3,7 +3,9 @@
 The summariser is injected (the loop passes a function that asks the model with SUMMARY_PROMPT),
 so this module needs no network. A summary is cached by the span it covers, so a span is never
 summarised twice; after three failures automatic compaction stops trying for the session (a
-failing summariser would otherwise add a slow, billed call to every rewrite).
+failing summariser would otherwise add a slow, billed call to every rewrite). A summariser that was
+cancelled by the user raises CompactionCancelled: that says nothing about the summariser, so it is
+not counted as a failure.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ SUMMARY_PROMPT = (
 MAX_FAILURES = 3
 
 
+class CompactionCancelled(Exception):
+    """Raised by a summariser when the user cancelled it: not a failure, and nothing is dropped."""
+
+
 class Compactor:
     """Runs the summariser: cached by span, counting failures."""
 
@@ -44,7 +50,9 @@ class Compactor:
     def summarize(
         self, span: tuple[int, int], items: list[Item], max_tokens: int
     ) -> tuple[Summary | None, str]:
-        """The summary of `items` (the journal span `span`), or None and why it failed."""
+        """The summary of `items` (the journal span `span`), or None and why it failed.
+
+        Raises CompactionCancelled, uncounted, when the summariser does."""
         cached = self._cache.get(span)
         if cached is not None:
             return cached, ""
@@ -52,8 +60,10 @@ class Compactor:
             text = self._summarize(items).strip()
             if not text:
                 raise ValueError("the summary came back empty")
+        except CompactionCancelled:
+            raise
         except Exception as exc:  # the summariser talks to a model: anything may go wrong
-            self.failures += 1
+            self.failures = min(self.failures + 1, MAX_FAILURES)  # /compact may try on after that
             return None, f"compaction failed ({self.failures}/{MAX_FAILURES}): {exc}"
         summary = Summary(
             f"{SUMMARY_MARK}\n{cut_middle(text, max_tokens, 'summary cut to fit')}", covers=span[1]

@@ -6,6 +6,11 @@ prompt cache cannot survive a drop whatever its size; a drop therefore takes eve
 the protected window in one step, which buys the longest quiet stretch before the next one.
 What stands in for the dropped turns is rebuilt here: the pinned user messages, the summary of
 the span when a summariser is available, and the task ledger.
+
+A drop is replayed on every later turn, so dropping without a summary loses the span for good:
+when the summary fails (or the user cancels it) the turns are kept and the earlier layers' result
+stands, and the next rewrite tries again. Only overflow recovery (a request that does not fit at
+all is worse than a lost span) and a compactor that gave up drop without one.
 """
 
 from __future__ import annotations
@@ -13,25 +18,50 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from ..items import Item
-from .compact import Compactor
+from .compact import MAX_FAILURES, CompactionCancelled, Compactor
 from .ledger import build_ledger
 from .pinned import pin_users
 from .plan import Action, Head, Pass
 from .tokens import item_tokens
 
 
-def drop_old_turns(p: Pass, user_cap: int, summary_cap: int, compactor: Compactor | None) -> Action | None:
-    """Move the boundary to the protected window; None when no turn lies before it."""
+def drop_old_turns(
+    p: Pass,
+    user_cap: int,
+    summary_cap: int,
+    compactor: Compactor | None,
+    *,
+    forced: bool = False,
+    manual: bool = False,
+) -> Action | None:
+    """Move the boundary to the protected window; None when no turn lies before it.
+
+    With a compactor the span goes only with its summary, except when `forced` or when this
+    failure exhausted the compactor; an exhausted one is not asked again. `manual` (/compact)
+    asks even an exhausted compactor and never drops without a summary.
+    """
     old, boundary, starts = p.plan.boundary, p.protected, p.index.starts
     turns = bisect_left(starts, boundary) - bisect_left(starts, old)
     if turns <= 0:
         return None
+    kept = "nothing changed" if manual else "kept the turns"
     summary, how = p.plan.head.summary, ""
-    if compactor:
-        made, note = compactor.summarize((old, boundary), _span(p, boundary), summary_cap)
-        summary, how = (
-            ((made, item_tokens(made)), ", summarised") if made else (summary, f" (no summary: {note})")
-        )
+    if compactor is None:
+        if manual:
+            return Action("nothing compacted: no summariser", 0)
+    elif compactor.exhausted and not manual:
+        how = f" (no summary: compaction gave up after {MAX_FAILURES} failures)"
+    else:
+        try:
+            made, note = compactor.summarize((old, boundary), _span(p, boundary), summary_cap)
+        except CompactionCancelled:
+            return Action(f"compaction cancelled; {kept}", 0)
+        if made:
+            summary, how = (made, item_tokens(made)), ", summarised"
+        elif manual or not (forced or compactor.exhausted):
+            return Action(f"{note}; {kept}", 0)
+        else:
+            how = f" (no summary: {note})"
     ledger = build_ledger(p.items, p.index)
     before = p.total
     p.plan.advance(

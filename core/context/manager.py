@@ -4,7 +4,8 @@ Shaping is a projection: the journal is never touched, the request is computed f
 every call, and what was decided once (a cleared result, a dropped span) is replayed identically
 afterwards. Nothing happens while the request is under the trigger; past it, the layers run in
 order, cheapest and least lossy first, each only while the request is still over the target:
-re-read pointers (b), cleared old results (d), then dropping old turns with a summary (e, f).
+re-read pointers (b), cleared old results (d), then dropping old turns with a summary (e, f);
+a failed summary keeps the turns unless the request must shrink at any price (force).
 Layers (a) and (c) act at ingestion: `cap_result` and `repeated_call_error`.
 """
 
@@ -83,17 +84,22 @@ class ContextManager:
                 min(goal, total // 2) if force else goal,
                 0 if force else self._raw(self.settings.protect),
             )
-            actions = self._relieve(p, self._usable_compactor())
+            actions = self._relieve(p, force)
             total = p.total
         return self._shaped(items, total, actions)
 
     def compact_now(self, items: list[Item], instructions: str) -> Shaped:
         """/compact: drop and summarise every turn but the last two, now (tries the summariser even
-        after automatic compaction gave up). No actions means there was nothing to compact."""
+        after automatic compaction gave up). Never drops without a summary: when there is none,
+        nothing changes and the action says why. No actions means there was nothing to compact."""
         self._sync(items)
         p = self._pass(items, self._fixed(instructions), 0, 0)
         action = drop_old_turns(
-            p, self._raw(self.settings.user_cap), self._raw(self.settings.summary_cap), self._compactor
+            p,
+            self._raw(self.settings.user_cap),
+            self._raw(self.settings.summary_cap),
+            self._compactor,
+            manual=True,
         )
         return self._shaped(items, p.total, [action] if action else [])
 
@@ -107,7 +113,7 @@ class ContextManager:
         shaped = self._plan.build(items, self._index)
         return breakdown(shaped, instructions, self._tools_json, self.calibration.scale)
 
-    def _relieve(self, p: Pass, compactor: Compactor | None) -> list[Action]:
+    def _relieve(self, p: Pass, force: bool) -> list[Action]:
         actions = []
         for layer in (supersede_rereads, lambda p: clear_old_results(p, self.settings.clear_min_tokens)):
             if not p.over() or not results_can_reach_goal(p):
@@ -116,7 +122,13 @@ class ContextManager:
         if p.over():
             cap = self._raw
             actions.append(
-                drop_old_turns(p, cap(self.settings.user_cap), cap(self.settings.summary_cap), compactor)
+                drop_old_turns(
+                    p,
+                    cap(self.settings.user_cap),
+                    cap(self.settings.summary_cap),
+                    self._compactor,
+                    forced=force,
+                )
             )
         budget = self.calibration.unscale(self.budget)
         if p.total > budget:
@@ -132,9 +144,6 @@ class ContextManager:
     def _pass(self, items: list[Item], fixed: int, goal: int, protect: int) -> Pass:
         protected = self._plan.protected_start(self._index, protect, _MIN_PROTECTED_TURNS)
         return Pass(items, self._index, self._plan, fixed, goal, protected)
-
-    def _usable_compactor(self) -> Compactor | None:
-        return self._compactor if self._compactor and not self._compactor.exhausted else None
 
     def _sync(self, items: list[Item]) -> None:
         """Index what was appended since the last call; start over if `items` is another journal."""

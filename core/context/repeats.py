@@ -1,9 +1,13 @@
-"""Layer (c): stop a model that repeats the same call while nothing changes.
+"""Layer (c): stop a model that repeats the same look while nothing changes.
 
-A model stuck in a loop re-issues an identical call and gets an identical result, filling the
+A model stuck in a loop re-issues an identical read and gets an identical result, filling the
 context with copies. Answering the repeat with an error costs a few tokens and usually breaks the
-loop. Only the last two calls are compared, and any user message or state-changing call between
-them clears the suspicion (a re-read after an edit, or a re-run after a fix, is legitimate).
+loop. Only a repeat of a state-free call is refused (read_file, list_files, search, read_output,
+and shell commands that obviously just look): its result cannot differ. A call that may change
+state or depends on the outside world (a write, `npm test` after a flaky failure, `curl` polling a
+server that is starting) may legitimately be repeated, so it never is refused. Only the last two
+calls are compared, and any user message or state-changing call between them clears the
+suspicion (a re-read after an edit is legitimate).
 """
 
 from __future__ import annotations
@@ -27,14 +31,15 @@ def repeated_call_error(history: list[Item], call: FunctionCall) -> str | None:
             return None
         if not isinstance(item, FunctionCall) or item.call_id == call.call_id:
             continue
+        # Before the key test: an identical state-changing call is a legitimate re-run, not a loop.
+        if changes_state(item):
+            return None
         if call_key(item) == key:
             return (
                 f"Refused: {call.name} was just called with exactly these arguments and nothing has "
                 "changed since, so the result would be the same as the one above. Change course: use "
                 "that result, change the arguments, or try a different approach."
             )
-        if changes_state(item):
-            return None
         looked += 1
         if looked == _WINDOW:
             return None

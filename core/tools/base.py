@@ -85,11 +85,12 @@ def _coerce(name: str, value: Any, schema: dict[str, Any]) -> Any:
             raise ToolError(f"{name} must be an integer")
         try:
             number = float(value)
-        except ValueError:
+            whole = int(number)
+        except (ValueError, OverflowError):
             raise ToolError(f"{name} must be an integer, got {value!r}") from None
-        if number != int(number):
+        if number != whole:
             raise ToolError(f"{name} must be an integer, got {value!r}")
-        return int(number)
+        return whole
     if kind == "number":
         try:
             return float(value)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.safety import is_credential_path
@@ -19,6 +20,7 @@ from core.tools.workspace import OutsideWorkspace
 DEFAULT_READ_LINES = 2000
 MAX_READ_CHARS = 60_000
 MAX_LINE_CHARS = 2000
+MAX_LINE_BYTES = 4 * MAX_LINE_CHARS  # enough bytes for MAX_LINE_CHARS characters of any script
 MAX_LIST_ENTRIES = 1000
 SNIFF_BYTES = 8192
 # Folders that are big, generated and almost never what the model is looking for.
@@ -79,14 +81,13 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             raise ToolError(f"{rel} looks like a binary file ({size:,} bytes); read_file only shows text. "
                             "Inspect it with run_shell (for example `file`, `xxd | head`) if you must")
         handle.seek(0)
-        for raw in handle:
-            digest.update(raw)
+        for raw, size in _capped_lines(handle, digest):
             total += 1
             if total < offset or capped or total >= offset + limit:
                 continue
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            if len(line) > MAX_LINE_CHARS:
-                line = line[:MAX_LINE_CHARS] + f" … [line cut: {len(line):,} chars]"
+            if len(line) > MAX_LINE_CHARS or size > len(raw):
+                line = line[:MAX_LINE_CHARS] + f" … [line cut: {size:,} bytes]"
             entry = f"{total:>6}\t{line}"
             if lines and chars + len(entry) > MAX_READ_CHARS:
                 capped = True
@@ -105,6 +106,22 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         text += (f"\n[showing lines {offset}-{last_shown} of {total} ({why}); "
                  f"continue with read_file offset={last_shown + 1}]")
     return ToolResult(text, meta=meta)
+
+
+def _capped_lines(handle: BinaryIO, digest: Any) -> Iterator[tuple[bytes, int]]:
+    """Each line as (its first MAX_LINE_BYTES, its size without the line ending), hashing every
+    byte on the way: memory stays bounded however long a line is (a minified bundle, a dump)."""
+    while part := handle.readline(MAX_LINE_BYTES):
+        digest.update(part)
+        head, size = part, len(part)
+        while not part.endswith(b"\n"):
+            more = handle.readline(MAX_LINE_BYTES)
+            if not more:
+                break
+            part = more
+            digest.update(part)
+            size += len(part)
+        yield head, size - (len(part) - len(part.rstrip(b"\r\n")))
 
 
 def _guard_credentials(ctx: ToolContext, rel: str, action: str) -> None:
@@ -145,10 +162,11 @@ def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if looks_binary(raw[:SNIFF_BYTES]):
         raise ToolError(f"{rel} looks like a binary file; edit_file only edits text")
     text = raw.decode("utf-8", errors="surrogateescape")
-    if "\r\n" in text and "\r\n" not in old:
-        # The model writes \n; a CRLF file should still match, and stay CRLF.
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
     count = text.count(old)
+    if count == 0 and "\r\n" in text and "\r\n" not in old:
+        # The model writes \n; a CRLF passage should still match, and stay CRLF.
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        count = text.count(old)
     if count == 0:
         raise ToolError(_no_match_message(text, args["old_text"], rel))
     if count > 1 and not args.get("replace_all"):

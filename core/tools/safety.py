@@ -30,13 +30,15 @@ _DESTRUCTIVE: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.
      "recursive forced delete of a broad path"),
     (r"\b(?:rd|rmdir)\s+/s\b", "recursive delete"),
     (r"\bdel\s+(?:/[a-z]\s+)*/s\b", "recursive delete"),
-    (r"\b(?:shutdown|reboot|halt|poweroff)\b", "shuts the machine down"),
+    (r"(?:^|[;&|(]\s*|\bsudo\s+)(?:shutdown|reboot|halt|poweroff)\b", "shuts the machine down"),
+    (r"\bgit\s+(?:checkout\s+(?:\S+\s+)?--\s+\.|restore\s+(?![^;&|]*--staged\b)(?:--?\S+\s+)*\.)(?:\s|$|;|&)",
+     "discards uncommitted work"),
 ))
 
 # Files that hold credentials: writing to them needs a yes.
 _CREDENTIAL_PATH = re.compile(
     r"(?:^|[/\\])(?:\.ssh[/\\]|\.aws[/\\]credentials|\.netrc$|_netrc$|\.git-credentials$|\.npmrc$|\.pypirc$"
-    r"|\.docker[/\\]config\.json$|\.kube[/\\]config$|\.env(?:\.[\w.-]+)?$|id_(?:rsa|ed25519|ecdsa|dsa)\b"
+    r"|\.docker[/\\]config\.json$|\.kube[/\\]config$|\.env(?!\.(?:example|sample|template|dist)$)(?:\.[\w.-]+)?$|id_(?:rsa|ed25519|ecdsa|dsa)\b"
     r"|\.gnupg[/\\]|credentials\.json$)",
     re.IGNORECASE,
 )

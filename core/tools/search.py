@@ -26,6 +26,8 @@ def search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     except re.error as exc:
         raise ToolError(f"invalid regular expression {pattern!r}: {exc}") from None
     root = resolve(ctx, args.get("path") or ".")
+    if not root.exists():
+        raise ToolError(f"{args.get('path')!r} does not exist")
     glob = args.get("glob")
     rg = shutil.which("rg")
     hits = _ripgrep(rg, pattern, root, glob, flags, ctx) if rg else None
@@ -54,7 +56,15 @@ def _ripgrep(rg: str, pattern: str, root: Path, glob: str | None, flags: int, ct
         return None
     lines = done.stdout.decode("utf-8", errors="replace").splitlines()
     prefix = str(ctx.workspace.root) + os.sep
-    return sorted(line[len(prefix):] if line.startswith(prefix) else line for line in lines[: MAX_RESULTS + 1])
+    hits = [line[len(prefix):] if line.startswith(prefix) else line for line in lines[: MAX_RESULTS + 1]]
+    return sorted(hits, key=_by_path_and_line)
+
+
+def _by_path_and_line(hit: str) -> tuple[str, int]:
+    """`a.py:9` before `a.py:10`: ripgrep's order depends on its threads, so results are sorted."""
+    path, _, rest = hit.partition(":")
+    number = rest.partition(":")[0]
+    return path, int(number) if number.isdigit() else 0
 
 
 def _python_search(regex: re.Pattern[str], root: Path, glob: str | None, ctx: ToolContext):
@@ -63,6 +73,8 @@ def _python_search(regex: re.Pattern[str], root: Path, glob: str | None, ctx: To
     for path in files:
         if glob and not (fnmatch.fnmatch(path.name, glob) or fnmatch.fnmatch(ctx.workspace.rel(path), glob)):
             continue
+        if path.is_symlink() and ctx.workspace.root not in path.resolve().parents:
+            continue  # a link pointing out of the workspace: its content is not ours to show
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 continue

@@ -31,6 +31,9 @@ from core.tools.safety import destructive_reason
 # Keeps memory bounded for commands that print gigabytes; the archive on disk keeps every byte.
 MAX_CAPTURE_BYTES = 32 * 1024 * 1024
 KILL_GRACE_SECONDS = 2.0
+BACKGROUND_GRACE_SECONDS = 0.5
+# Process groups whose background jobs outlived their command; killed when the session closes.
+_lingering: set[int] = set()
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class ShellRun:
     timed_out: bool = False
     interrupted: bool = False
     truncated_bytes: int = 0  # bytes left out of `output` (they are in the archive)
+    background: bool = False  # a background job still runs and holds the output pipe
 
 
 def child_env() -> dict[str, str]:
@@ -95,40 +99,75 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env(), **kwargs)
     captured = bytearray()
     dropped = 0
+    lock = threading.Lock()
+    finished = False  # set once the command is over: later output (from background jobs) is drained unseen
 
     def pump() -> None:
         nonlocal dropped
         assert proc.stdout is not None
         for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
-            if sink is not None:
-                sink.write(chunk)
-            room = MAX_CAPTURE_BYTES - len(captured)
-            captured.extend(chunk[:max(room, 0)])
-            dropped += max(0, len(chunk) - max(room, 0))
-            if on_output is not None:
-                on_output(chunk)
+            with lock:
+                if finished:
+                    continue  # keep reading so a background job never blocks on a full pipe
+                if sink is not None:
+                    sink.write(chunk)
+                room = max(MAX_CAPTURE_BYTES - len(captured), 0)
+                captured.extend(chunk[:room])
+                dropped += max(0, len(chunk) - room)
+                if on_output is not None:
+                    on_output(chunk)
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     timed_out = False
     with cancel.on_cancel(lambda: kill_tree(proc)):
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_tree(proc)
+            timed_out = not _wait(proc, timeout, cancel)
+            if timed_out:
+                kill_tree(proc)
         except KeyboardInterrupt:
             cancel.cancel()
             kill_tree(proc)
     proc.wait()
-    # A background process the command started may hold the pipe open: don't wait for it.
-    reader.join(timeout=1.0)
+    # A background job the command started (`server &`) may hold the pipe open: don't wait for it.
+    reader.join(timeout=BACKGROUND_GRACE_SECONDS)
+    with lock:
+        finished = True
+        output = bytes(captured)
+    background = reader.is_alive()
+    if background:
+        _lingering.add(proc.pid)
     if sink is not None:
         sink.flush()
     killed = timed_out or cancel.cancelled
-    return ShellRun(output=bytes(captured), exit_code=None if killed else proc.returncode,
+    return ShellRun(output=output, exit_code=None if killed else proc.returncode,
                     duration=time.monotonic() - start, timed_out=timed_out, interrupted=cancel.cancelled,
-                    truncated_bytes=dropped)
+                    truncated_bytes=dropped, background=background)
+
+
+def _wait(proc: subprocess.Popen, timeout: float, cancel: Cancel) -> bool:
+    """Wait for the process in short slices (Windows cannot interrupt a long wait with Ctrl-C);
+    False on timeout."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None:
+        if time.monotonic() >= deadline:
+            return False
+        if cancel.wait(0.05):
+            return True
+    return True
+
+
+def kill_lingering() -> None:
+    """End the background jobs commands left running (called when the session closes)."""
+    while _lingering:
+        pid = _lingering.pop()
+        if sys.platform == "win32":
+            subprocess.run(["taskkill", "/T", "/F", "/PID", str(pid)], capture_output=True, check=False)
+            continue
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def kill_tree(proc: subprocess.Popen) -> None:
@@ -163,8 +202,8 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(f"refused: this command looks destructive ({danger}) and was not approved ({refusal}). "
                           "Find a narrower, reversible way, or ask the user to run it themselves.",
                           status="refused", meta={"command": command})
-    timeout = float(args.get("timeout") or ctx.settings.shell_timeout)
-    timeout = min(max(timeout, 1.0), max(ctx.settings.shell_timeout, 3600.0))
+    # The model may ask for less time, never more than the user allows (AGENT_SHELL_TIMEOUT).
+    timeout = min(max(float(args.get("timeout") or ctx.settings.shell_timeout), 1.0), ctx.settings.shell_timeout)
     archive_id = ctx.archive.new_id() if ctx.archive is not None else None
     live = _LiveOutput(ctx)
     with (ctx.archive.writer(archive_id) if archive_id else nullcontext()) as sink:
@@ -179,6 +218,10 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         text = f"timed out after {timeout:.0f} s; the process tree was killed\n" + text
     elif run.interrupted:
         text = "interrupted by the user; the process tree was killed\n" + text
+    if run.background:
+        text += ("\n[a background job is still running and holds the output; what it prints from now on is "
+                 "not captured: redirect it to a file (`cmd > log 2>&1 &`) to read it later. It is stopped when "
+                 "the session ends]")
     if run.truncated_bytes:
         text += f"\n[{run.truncated_bytes:,} more bytes were not kept in memory" + (
             f"; read them with read_output id={archive_id}]" if archive_id else "]")
