@@ -97,7 +97,12 @@ def _ask_for_key(settings, args: argparse.Namespace):
         key = ""
     if not key:
         return settings
-    save_setting(settings.env_file, API_KEY, key)
+    try:
+        save_setting(settings.env_file, API_KEY, key)
+    except OSError as exc:
+        print(f"Could not save it to {settings.env_file} ({exc.strerror or exc}); set {API_KEY} in the "
+              "environment instead.", file=sys.stderr)
+        return settings
     print(f"Saved to {settings.env_file}.", file=sys.stderr)
     return load_settings(overrides={"DEEPSEEK_MODEL": args.model} if args.model else None)
 

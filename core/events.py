@@ -9,7 +9,7 @@ Events and their payloads:
     reasoning       {"delta": str, "summary": bool}      chain-of-thought text as it streams
     reasoning_done  {"text": str}                        one reasoning item is complete
     text            {"delta": str}                       answer text as it streams
-    text_done       {"text": str, "final": bool}         one message item is complete
+    text_done       {"text": str}                        one message item is complete
     tool_start      {"call_id", "name", "arguments"}     a tool is about to run (arguments: dict or raw str)
     tool            {"call_id", "name", "arguments", "result", "status", "duration"}
                                                          it finished; status is "ok", "error" or "refused"

@@ -33,7 +33,8 @@ def _shell_description() -> str:
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("run_shell", _shell_description(), params({
         "command": {"type": "string", "description": "The command line to run."},
-        "timeout": {"type": "integer", "description": "Seconds before the command is killed (default from settings)."},
+        "timeout": {"type": "integer", "description": "Seconds before the command is killed (default and maximum: "
+                                                      "the user's AGENT_SHELL_TIMEOUT)."},
     }, ["command"]), run_shell),
     Tool("read_file", "Read a text file with line numbers. Use offset/limit (in lines) to page through big files.",
          params({
