@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from core.cancel import Cancel
 from core.journal import JournalError
 from core.session import Session, SessionNotFound, format_sessions, open_session
 
@@ -16,24 +17,24 @@ class Reply:
     session: Session | None = None  # set when the command switched to another session
 
 
-def _help(session: Session, arg: str) -> Reply:
+def _help(session: Session, arg: str, cancel: Cancel) -> Reply:
     lines = ["Commands:"] + [f"  {name:<12} {doc}" for name, (_, doc) in COMMANDS.items()]
     return Reply("\n".join(lines))
 
 
-def _exit(session: Session, arg: str) -> Reply:
+def _exit(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(exit=True)
 
 
-def _sessions(session: Session, arg: str) -> Reply:
+def _sessions(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(format_sessions(session.agent.settings) + f"\n(current: {session.journal.id})")
 
 
-def _resume(session: Session, arg: str) -> Reply:
+def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
         new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approve,
-                           resume=arg or None, resume_latest=not arg)
+                           resume=arg or None, resume_latest=not arg, exclude=session.journal.id)
     except (SessionNotFound, JournalError) as exc:
         return Reply(f"Cannot resume: {exc}")
     session.close()
@@ -41,15 +42,15 @@ def _resume(session: Session, arg: str) -> Reply:
     return Reply(f"Resumed session {new.journal.id} ({len(new.agent.history)} items).{notes}", session=new)
 
 
-def _context(session: Session, arg: str) -> Reply:
+def _context(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(session.agent.context_report())
 
 
-def _compact(session: Session, arg: str) -> Reply:
-    return Reply(session.agent.compact())
+def _compact(session: Session, arg: str, cancel: Cancel) -> Reply:
+    return Reply(session.agent.compact(cancel))
 
 
-COMMANDS: dict[str, tuple[Callable[[Session, str], Reply], str]] = {
+COMMANDS: dict[str, tuple[Callable[[Session, str, Cancel], Reply], str]] = {
     "/help": (_help, "show this list"),
     "/context": (_context, "what the next request holds, by source, against the budget"),
     "/compact": (_compact, "summarise older turns now to free context"),
@@ -60,9 +61,9 @@ COMMANDS: dict[str, tuple[Callable[[Session, str], Reply], str]] = {
 }
 
 
-def run_command(line: str, session: Session) -> Reply:
+def run_command(line: str, session: Session, cancel: Cancel | None = None) -> Reply:
     name, _, arg = line.strip().partition(" ")
     entry = COMMANDS.get(name.lower())
     if entry is None:
         return Reply(f"Unknown command {name}; /help lists them.")
-    return entry[0](session, arg.strip())
+    return entry[0](session, arg.strip(), cancel or Cancel())

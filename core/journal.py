@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from core.items import FunctionCall, FunctionCallOutput, Item, UserMessage, item_from_record, to_record
 from core.secrets import Redactor
@@ -52,56 +52,83 @@ class JournalError(Exception):
 
 
 class Journal:
-    """Appends records to `<folder>/journal.jsonl`; every record is on disk when `append` returns."""
+    """Appends records to `<folder>/journal.jsonl`; every record is on disk when `write` returns.
 
-    def __init__(self, folder: Path, redact: Redactor | None = None) -> None:
+    A new session's folder and file appear with its first record (its header first), so starting
+    the agent and quitting leaves no empty session behind to be listed or resumed.
+    """
+
+    def __init__(self, folder: Path, redact: Redactor | None = None, header: dict[str, Any] | None = None) -> None:
         self.folder = folder
         self.path = folder / JOURNAL_NAME
         self.id = folder.name
         self._redact = redact or Redactor()
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "a+b")  # noqa: SIM115 - held open for the session's lifetime
-            if sys.platform != "win32":
-                os.chmod(self.path, 0o600)
-            self._end_torn_line()
-        except OSError as exc:
-            raise JournalError(f"cannot write the session journal {self.path}: {exc.strerror or exc}") from exc
-
-    def _end_torn_line(self) -> None:
-        """A crash mid-write leaves a last line without its newline: end it, so the next record
-        starts on a line of its own instead of being glued to the damaged one."""
-        self._file.seek(0, os.SEEK_END)
-        if self._file.tell() == 0:
-            return
-        self._file.seek(-1, os.SEEK_END)
-        if self._file.read(1) != b"\n":
-            self._file.write(b"\n")
-            self._file.flush()
+        self._header = header
+        self._file: BinaryIO | None = None
+        if header is None:
+            self._open()  # an existing session: fail now, not at the first write
+        else:
+            _check_writable(folder.parent)
 
     @classmethod
     def create(cls, root: Path, workspace: Path, model: str, redact: Redactor | None = None) -> Journal:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        journal = cls(root / f"{stamp}-{secrets.token_hex(2)}", redact)
-        journal.write({"kind": "session", "version": FORMAT_VERSION, "workspace": str(workspace),
-                       "model": model, "created": datetime.datetime.now().isoformat(timespec="seconds")})
-        return journal
+        header = {"kind": "session", "version": FORMAT_VERSION, "workspace": str(workspace), "model": model,
+                  "created": datetime.datetime.now().isoformat(timespec="seconds")}
+        return cls(root / f"{stamp}-{secrets.token_hex(2)}", redact, header)
+
+    def _open(self) -> BinaryIO:
+        if self._file is None:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.path, "a+b")  # noqa: SIM115 - held open for the session's lifetime
+                if sys.platform != "win32":
+                    os.chmod(self.path, 0o600)
+                _end_torn_line(self._file)
+            except OSError as exc:
+                raise JournalError(f"cannot write the session journal {self.path}: {exc.strerror or exc}") from exc
+            if self._header is not None:
+                header, self._header = self._header, None
+                self.write(header)
+        return self._file
 
     def append(self, item: Item) -> None:
         self.write(to_record(item))
 
     def write(self, record: dict[str, Any]) -> None:
         line = json.dumps(self._redact.deep(record), ensure_ascii=False, separators=(",", ":")) + "\n"
+        handle = self._open()
         try:
-            self._file.write(line.encode("utf-8", errors="replace"))
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            handle.write(line.encode("utf-8", errors="replace"))
+            handle.flush()
+            os.fsync(handle.fileno())
         except (OSError, ValueError) as exc:
             raise JournalError(f"cannot write the session journal {self.path}: {exc}") from exc
 
     def close(self) -> None:
-        if not self._file.closed:
+        if self._file is not None and not self._file.closed:
             self._file.close()
+
+
+def _check_writable(root: Path) -> None:
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise JournalError(f"cannot create the sessions folder {root}: {exc.strerror or exc}") from exc
+    if not os.access(root, os.W_OK):
+        raise JournalError(f"the sessions folder {root} is not writable")
+
+
+def _end_torn_line(handle: BinaryIO) -> None:
+    """A crash mid-write leaves a last line without its newline: end it, so the next record starts
+    on a line of its own instead of being glued to the damaged one."""
+    handle.seek(0, os.SEEK_END)
+    if handle.tell() == 0:
+        return
+    handle.seek(-1, os.SEEK_END)
+    if handle.read(1) != b"\n":
+        handle.write(b"\n")
+        handle.flush()
 
 
 def load(folder: Path) -> Loaded:
@@ -211,9 +238,10 @@ def _head_records(path: Path, limit: int) -> Iterator[dict[str, Any]]:
                 yield record
 
 
-def find_sessions(root: Path, wanted: str | None) -> list[SessionInfo]:
-    """The latest session, or those whose id is (or starts with) `wanted`; one match is a hit."""
-    sessions = list_sessions(root)
+def find_sessions(root: Path, wanted: str | None, exclude: str = "") -> list[SessionInfo]:
+    """The latest session, or those whose id is (or starts with) `wanted`; one match is a hit.
+    `exclude` leaves out the session asking (/resume means another one)."""
+    sessions = [s for s in list_sessions(root) if s.id != exclude]
     if not wanted:
         return sessions[:1]
     exact = [s for s in sessions if s.id == wanted]

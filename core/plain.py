@@ -156,7 +156,6 @@ class JsonEmitter:
         self.out.flush()
 
 
-
 # -- approval ---------------------------------------------------------------------------------
 def make_approver(*, yes: bool, can_ask: bool, interrupts: InterruptHandler | None = None,
                   err: TextIO | None = None) -> Approve:
@@ -232,7 +231,13 @@ def _repl(holder: list[Session], interrupts: InterruptHandler, err: TextIO) -> i
         if not line:
             continue
         if line.startswith("/"):
-            reply = run_command(line, session)
+            cancel = Cancel()
+            try:
+                with interrupts.running(cancel):  # /compact talks to the model: Ctrl-C stops it
+                    reply = run_command(line, session, cancel)
+            except KeyboardInterrupt:
+                err.write("\ninterrupted\n")
+                continue
             if reply.exit:
                 return 0
             if reply.session is not None:

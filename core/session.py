@@ -35,15 +35,16 @@ class Session:
 
 
 def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Approve,
-                 resume: str | None = None, resume_latest: bool = False) -> Session:
-    """A fresh session, or (with `resume`/`resume_latest`) the chosen one continued."""
+                 resume: str | None = None, resume_latest: bool = False, exclude: str = "") -> Session:
+    """A fresh session, or (with `resume`/`resume_latest`) the chosen one continued; `exclude`
+    is the session asking to switch, never a candidate."""
     root = sessions_root(settings.sessions_dir or None)
     redact = Redactor(settings.api_key)
     notices: list[str] = []
     history = []
     loaded_usage: list[dict] = []
     if resume or resume_latest:
-        matches = find_sessions(root, resume)
+        matches = find_sessions(root, resume, exclude)
         if len(matches) != 1:
             if len(matches) > 1:
                 what = f"{resume!r} matches {len(matches)} sessions ({', '.join(m.id for m in matches[:4])}); give more of the id"

@@ -349,3 +349,17 @@ def test_undecodable_file_names_do_not_break_the_next_request(tmp_path: Path) ->
         outcome = _agent(server, tmp_path, recorder).run("list")
     assert outcome.status == "ok"
     assert "caf\ufffd.txt" in server.requests[1]["input"][-1]["output"]
+
+
+def test_repl_commands_sessions_resume_context(tmp_path: Path) -> None:
+    with ScriptedServer([Reply(text_events("first answer")), Reply(text_events("continued"))]) as server:
+        assert run_agent(["--one", "remember: use pnpm"], server.url, tmp_path).returncode == 0
+        done = run_agent(["--plain"], server.url, tmp_path,
+                         stdin=b"/sessions\n/resume\n/context\n/bogus\nand now?\n/exit\n")
+    err, out = done.stderr.decode(), done.stdout.decode()
+    assert done.returncode == 0, err
+    assert "remember: use pnpm" in err and "Resumed session" in err and "(2 items)" in err
+    assert "Context: about" in err and "user messages" in err and "Unknown command /bogus" in err
+    assert out.strip() == "continued"
+    assert [i.get("content") for i in server.requests[-1]["input"]] == ["remember: use pnpm", "first answer",
+                                                                       "and now?"]
