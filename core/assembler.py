@@ -17,8 +17,6 @@ from core.errors import ApiError, from_stream
 from core.events import Emit
 from core.items import AssistantMessage, FunctionCall, Item, Reasoning
 
-TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "error"})
-
 
 @dataclass
 class Usage:
@@ -59,7 +57,6 @@ class TurnResult:
     usage: Usage | None = None
     error: ApiError | None = None
     incomplete_reason: str = ""
-    response_id: str = ""
     emitted: bool = False
 
     @property
@@ -192,11 +189,6 @@ class TurnAssembler:
             self._say(ev.REASONING_DONE, {"text": building.reasoning or "\n\n".join(building.summary)})
 
     # -- event handlers -------------------------------------------------------------------
-    def _created(self, payload: dict[str, Any]) -> None:
-        response = payload.get("response")
-        if isinstance(response, dict) and response.get("id"):
-            self.result_.response_id = str(response["id"])
-
     def _item_added(self, payload: dict[str, Any]) -> _Building | None:
         item = payload.get("item")
         if not isinstance(item, dict) or item.get("type") not in _ORDER:
@@ -283,8 +275,6 @@ class TurnAssembler:
     def _terminal(self, payload: dict[str, Any]) -> None:
         self.terminal = True
         response = payload.get("response") if isinstance(payload.get("response"), dict) else {}
-        if response.get("id"):
-            self.result_.response_id = str(response["id"])
         self.result_.usage = Usage.from_payload(response.get("usage"))
         # Items the server never streamed (or only streamed in part) come from the final output.
         # Items already finished by `output_item.done` keep that version (OpenAI's encrypted reasoning
@@ -316,8 +306,6 @@ class TurnAssembler:
 
 
 _HANDLERS = {
-    "response.created": TurnAssembler._created,
-    "response.in_progress": TurnAssembler._created,
     "response.output_item.added": TurnAssembler._item_added,
     "response.output_item.done": TurnAssembler._item_done,
     "response.output_text.delta": TurnAssembler._text_delta,

@@ -44,9 +44,6 @@ ERROR = "error"
 ABORTED = "aborted"
 DONE = "done"
 
-ALL = (REASONING, REASONING_DONE, TEXT, TEXT_DONE, TOOL_START, TOOL, TOOL_OUTPUT, USAGE, NOTICE, ERROR,
-       ABORTED, DONE)
-
 
 def discard(event: str, data: dict[str, Any]) -> None:
     """An emitter that shows nothing (for compaction requests and tests)."""

@@ -104,7 +104,6 @@ class Summary:
     """
 
     text: str
-    covers: int = 0  # how many journal items it replaces
     kind: ClassVar[str] = "summary"
 
     def to_input(self) -> dict[str, Any]:

@@ -26,7 +26,6 @@ class Session:
     agent: Agent
     journal: Journal
     notices: list[str] = field(default_factory=list)
-    resumed: bool = False
 
     def close(self) -> None:
         self.journal.close()
@@ -68,7 +67,7 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
     for record in loaded_usage:  # the session's cost goes on from where it was
         agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",
                                                            "reasoning_tokens")))
-    return Session(agent=agent, journal=journal, notices=notices, resumed=bool(resume or resume_latest))
+    return Session(agent=agent, journal=journal, notices=notices)
 
 
 def format_sessions(settings: Settings, limit: int = 30) -> str:

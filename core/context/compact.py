@@ -66,7 +66,7 @@ class Compactor:
             self.failures = min(self.failures + 1, MAX_FAILURES)  # /compact may try on after that
             return None, f"compaction failed ({self.failures}/{MAX_FAILURES}): {exc}"
         summary = Summary(
-            f"{SUMMARY_MARK}\n{cut_middle(text, max_tokens, 'summary cut to fit')}", covers=span[1]
+            f"{SUMMARY_MARK}\n{cut_middle(text, max_tokens, 'summary cut to fit')}"
         )
         self._cache[span] = summary
         return summary, ""

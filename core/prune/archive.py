@@ -39,9 +39,6 @@ class ArchiveWriter:
     def flush(self) -> None:
         self._file.flush()
 
-    def writable(self) -> bool:
-        return True
-
     @property
     def closed(self) -> bool:
         return self._file.closed
