@@ -20,7 +20,9 @@ _FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+')
 LIBRARY_PATH_RE = re.compile(
     r"site-packages|dist-packages|[/\\]lib[/\\]python\d|[/\\]Lib[/\\]|^<frozen |[/\\]importlib[/\\]|^/usr/lib/"
 )
-MAX_EXCEPTION_LINES = 40
+MAX_EXCEPTION_LINES = 20
+# A new log record or prompt after the exception: a timestamp, a `[tag]`, a level name, `$ `.
+_RECORD_RE = re.compile(r"^(?:\[?\d|\[\w|(?:DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL)\b|\w+:\w[\w.]*:|\$ )")
 LIBRARY_FRAMES = "library frame lines"
 
 
@@ -71,7 +73,8 @@ def _mark(sel: Selection, lines: list[str], head: int) -> int:
     stop = i
     while stop < n and stop - i < MAX_EXCEPTION_LINES:
         line = lines[stop]
-        if not line.strip() or HEAD in line or line.strip() in CHAIN_LINES or (stop > i and indent(line) < base):
+        if not line.strip() or HEAD in line or line.strip() in CHAIN_LINES or (stop > i and (
+                indent(line) < base or _RECORD_RE.match(line))):
             break
         stop += 1
     sel.pin_range(i, stop)

@@ -6,7 +6,7 @@ knows nothing about the tool and still keeps what looks like an error.
 
 from __future__ import annotations
 
-from core.prune import pytraceback
+from core.prune import diagnostics, pytraceback, stacks
 from core.prune.families.base import Family
 from core.prune.output import Output
 from core.prune.rules import LOCATION_RE, WARNING_RE, keep_head_tail, keep_windows, lines_containing
@@ -33,8 +33,11 @@ def select(out: Output) -> Selection:
 
 def mark_errors(sel: Selection, out: Output) -> None:
     """Pin error lines and tracebacks, keep context, a few locations and warnings."""
-    spans = pytraceback.apply(sel, out)
-    errors = [i for i in out.error_lines if not _inside(spans, i)]
+    spans = pytraceback.apply(sel, out) + stacks.apply(sel, out) + diagnostics.apply(sel, out)
+    inside = bytearray(len(out.lines))
+    for start, stop in spans:
+        inside[start:stop] = b"\x01" * (stop - start)
+    errors = [i for i in out.error_lines if not inside[i]]
     for i in errors:
         sel.pin(i)
     keep_windows(sel, errors, BEFORE, AFTER)
@@ -51,10 +54,6 @@ def mark_errors(sel: Selection, out: Output) -> None:
         if warned < MAX_WARNINGS and WARNING_RE.search(lines[i]):
             sel.keep(i)
             warned += 1
-
-
-def _inside(spans: list[tuple[int, int]], i: int) -> bool:
-    return any(start <= i < stop for start, stop in spans)
 
 
 FAMILY = Family("generic", lambda out: 1, select)
