@@ -32,6 +32,9 @@ _INLINE_RE = re.compile(
 )
 _ARROW_RE = re.compile(r"^\s*(?:-->|╭─\[|┌─|,-\[)\s*" + _PATH + r":\d+")
 _STYLISH_RE = re.compile(r"^\s+\d+:\d+\s+(error|warning|info|✖|⚠|×)\s+\S")
+# Where inline and stylish findings may be, found at C speed over the whole text: the path-like start
+# of a line followed by a line number.
+_LINE_SCAN_RE = re.compile(r"^\s{0,4}[\w.\[/\\~@+\-][^\s:(]*(?::\[?\d|\(\d)|^\s+\d+:\d+\s", re.M)
 _SEVERITY_RE = re.compile(
     r"(?:^|[\s(\[/-])(fatal error|error|Error|ERROR|fatal|FATAL|warning|Warning|WARNING|warn|WARN|note|info|INFO"
     r"|information|hint|style|remark|help|convention|refactor)(?=[\s:)\]/]|$)"
@@ -46,6 +49,7 @@ _LEVEL = {"fatal error": ERROR, "error": ERROR, "fatal": ERROR, "warning": WARNI
 # pylint's message classes (a letter and four digits): only E and F are errors.
 _PYLINT_CODE_RE = re.compile(r"^[CRWI]\d{4}\b")
 
+MAX_FINDINGS = 20_000  # past this many the budget cuts anyway
 MIN_FINDINGS = 3  # fewer are left to the error windows of the generic rules
 FRAMES = 2  # error findings that keep their code frame
 FRAME_KEPT = 12  # lines of such a frame
@@ -92,23 +96,19 @@ def find(out: Output) -> list[Finding]:
     covered = bytearray(len(lines))  # lines inside a separated finding's block
     for f in found.values():
         covered[f.head:f.stop] = b"\x01" * (f.stop - f.head)
-    for i in _candidates(out):
-        if covered[i]:
+    for m in _LINE_SCAN_RE.finditer(out.text):
+        i = out.line_at(m.start())
+        if i in found or covered[i]:
             continue
         line = lines[i]
-        m = _INLINE_RE.match(line)
-        if m is not None:
-            level, kind = level_of(m.group(3))
+        if (d := _INLINE_RE.match(line)) is not None:
+            level, kind = level_of(d.group(3))
             found[i] = Finding(i, i, _block_end(lines, i + 1, inline=True), level, kind)
         elif (s := _STYLISH_RE.match(line)) is not None:
             found[i] = Finding(i, i, i + 1, _LEVEL[s.group(1)], s.group(1))
+        if len(found) >= MAX_FINDINGS:
+            break
     return [found[k] for k in sorted(found)]
-
-
-def _candidates(out: Output) -> list[int]:
-    """Lines that may hold an inline or stylish finding: a colon or parenthesis after a digit."""
-    return sorted(out.lines_with_any(*(f"{d}:" for d in "0123456789"), *(f"{d})" for d in "0123456789"),
-                                     *(f"{d}," for d in "0123456789")))
 
 
 def _block_end(lines: list[str], i: int, inline: bool = False) -> int:
