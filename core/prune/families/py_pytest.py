@@ -122,7 +122,7 @@ def _progress_line(sel: Selection, i: int, line: str, repeated: bool) -> None:
         else:
             sel.pin(i)
     elif line[-1:] in _DOTS_END and _DOTS_RE.match(line):
-        if "F" not in line and "E" not in line:
+        if repeated or ("F" not in line and "E" not in line):  # the short summary names the failures
             sel.hide(i, PROGRESS)
     elif _FINAL_RE.search(line):
         sel.pin(i)  # -q prints its summary without the === frame: "3000 passed in 1.52s"
