@@ -37,6 +37,7 @@ class ToolContext:
     cancel: Cancel
     call_id: str = ""
     archive: OutputArchive | None = None  # where run_shell keeps full outputs, when there is one
+    result_chars: int = 12_000  # the pruner's budget: the context's per-result cap, in characters
 
 
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]
