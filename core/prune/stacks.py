@@ -44,7 +44,7 @@ _ELIDED_RE = re.compile(r"^\s*\.\.\. \d+ more$|^\s*\.\.\. \d+ (?:frames|lines) .
 INNERMOST = 2  # frames kept at the top of each trace, library or not
 MAX_USER = 20  # user frames kept per trace
 LIBRARY_FRAMES = "library frames"
-MIN_RUN = 4  # shorter runs of frames are left as they are
+MIN_RUN = 3  # shorter runs of frames are left as they are
 
 
 def is_frame(line: str) -> bool:
@@ -69,6 +69,8 @@ def apply(sel: Selection, out: Output) -> list[tuple[int, int]]:
         if j - i >= MIN_RUN:
             _mark(sel, lines, i, j)
             spans.append((i, j))
+            if i and lines[i - 1].strip():  # its title: `Caused by: ...`, `freed by thread T0 here:`
+                sel.pin(i - 1)
         k += 1
         while k < len(candidates) and candidates[k] < j:
             k += 1
