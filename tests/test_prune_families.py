@@ -83,7 +83,9 @@ class Expect:
 
 
 EXPECT: dict[str, Expect] = {
-    "pytest_verbose_failures": Expect("pytest", [matching(r"^E\s"), matching(r"^FAILED "),
+    # every `E` line with a fact in it (pytest's own advice, "Omitting 2 identical items", may go)
+    "pytest_verbose_failures": Expect("pytest", [matching(r"^E\s+(?!Omitting \d+ identical|Use -v|\.\.\.Full output)\S"),
+                                                 matching(r"^FAILED "),
                                                  matching(r"^=+ .* in [\d.]+s"),
                                                  matching(r"^\S+\.py:\d+: [\w.]*(Error|Exception)$")], 0.3),
     "pytest_quiet_pass": Expect("pytest", [matching(r"^\d+ passed in ")], 0.1),

@@ -20,7 +20,7 @@ from core.prune.selection import UNSET, Selection
 
 SHORT_LINES = 40  # below this many lines nothing is worth hiding
 HEAD, TAIL = 10, 20
-ERROR_HEAD, ERROR_TAIL = 4, 10  # when errors say what went wrong, the start matters less
+ERROR_HEAD, ERROR_TAIL = 3, 8  # when errors say what went wrong, the start matters less
 BEFORE, AFTER = 3, 8
 MAX_LOCATIONS = 60
 MAX_WARNINGS, ERROR_WARNINGS = 10, 3

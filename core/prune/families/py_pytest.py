@@ -43,6 +43,11 @@ SOURCE = "test source lines"
 SEPARATORS = "frame separators"
 CARETS = "caret lines"
 CAPTURED = "captured output lines"
+REPEATED_BLOCK = "repeated traceback lines"
+HINTS = "pytest hint lines"
+# pytest's advice inside an assertion explanation, and its empty `E` lines: no fact about the failure.
+_HINT_RE = re.compile(r"^E\s*$|^E\s+(?:Omitting \d+ identical items|Use -v+ to get|\.\.\.Full output truncated"
+                      r"|Full diff:$)")
 REPORT = "report lines"
 CAPTURE_HEAD, CAPTURE_TAIL = 15, 5
 REPORT_LINES = 6
@@ -59,7 +64,7 @@ def detect(out: Output) -> int:
 def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
-    sel.quiet.update((SOURCE, SEPARATORS, CARETS))
+    sel.quiet.update((SOURCE, SEPARATORS, CARETS, REPEATED_BLOCK, HINTS))
     # The short summary repeats the failing ids, so their progress lines can go.
     repeated = out.has("short test summary info")
     section = "start"
@@ -91,9 +96,20 @@ def select(out: Output) -> Selection:
         elif section == "summary":
             if line.startswith(("FAILED", "ERROR", "XPASS")):
                 sel.pin(i)
+            elif line.startswith(("SKIPPED", "XFAIL")):
+                sel.hide(i, SKIPPED)  # counted in the final line
         elif section == "report":
             blocks[-1][1].append(i)
+    seen: set[tuple[str, ...]] = set()
     for kind, block in blocks:
+        if kind == "failure" and block:
+            # A module-scoped fixture that fails prints the same traceback once per test.
+            key = tuple(lines[i] for i in block)
+            if key in seen:
+                sel.hide_all(block, REPEATED_BLOCK)
+                sel.note(block[0], "[the same traceback as the failure above]")
+                continue
+            seen.add(key)
         (_failure if kind == "failure" else _report)(sel, block, errors)
     return sel
 
@@ -148,6 +164,8 @@ def _failure(sel: Selection, block: list[int], errors: frozenset[int]) -> None:
             anchor, short_frame = i, False
         elif CARET_RE.match(line):
             sel.hide(i, CARETS)
+        elif _HINT_RE.match(line):
+            sel.hide(i, HINTS)
         elif line.startswith("E ") or line == "E":
             sel.pin(i)
             anchor, short_frame = i, False
