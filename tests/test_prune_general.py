@@ -199,3 +199,15 @@ def test_real_outputs_are_never_longer_either(folder: Path) -> None:
     code = int((folder / "exit_code.txt").read_text())
     text = prune(raw, command=(folder / "cmd.txt").read_text().strip(), exit_code=code).text
     assert len(text) <= len(header(code)) + 1 + len(raw)
+
+
+def test_an_unknown_test_runner_keeps_counts_failing_ids_and_assertion_sides() -> None:
+    passing = "".join(f"ok {n} - case {n} parses\n" for n in range(1, 400))
+    raw = (passing + "not ok 400 - totals add up\n  ---\n  operator: equal\n  expected: 30\n  actual:   31\n"
+           "  at: Test.<anonymous> (/app/test/totals.js:9:5)\n  ...\n" + passing.replace("ok ", "ok 1")
+           + "Tests run: 799, Failures: 1, Errors: 0, Skipped: 0\n" + "log line\n" * 40)
+    text = prune(raw, command="./run-checks", exit_code=1).text
+    for line in ("not ok 400 - totals add up", "  expected: 30", "  actual:   31",
+                 "Tests run: 799, Failures: 1, Errors: 0, Skipped: 0"):
+        assert line in text
+    assert len(text) < len(raw) / 5

@@ -10,8 +10,10 @@ from core.prune import diagnostics, pytraceback, stacks
 from core.prune.families.base import Family
 from core.prune.output import Output
 from core.prune.rules import (
+    COUNTS_RE,
     LOCATION_RE,
     LOG_RECORD_RE,
+    TEST_FAILURE_RE,
     WARNING_RE,
     keep_head_tail,
     lines_containing,
@@ -44,6 +46,7 @@ def select(out: Output) -> Selection:
 def mark_errors(sel: Selection, out: Output) -> None:
     """Pin error lines and tracebacks, keep context, a few locations and warnings."""
     spans = pytraceback.apply(sel, out) + stacks.apply(sel, out) + diagnostics.apply(sel, out)
+    _pin_outcomes(sel, out)
     inside = bytearray(len(out.lines))
     for start, stop in spans:
         inside[start:stop] = b"\x01" * (stop - start)
@@ -80,3 +83,14 @@ def _keep_around(sel: Selection, lines: list[str], errors: list[int]) -> None:
             if LOG_RECORD_RE.match(lines[j]):
                 break
             sel.keep(j)
+
+
+def _pin_outcomes(sel: Selection, out: Output) -> None:
+    """Whatever the runner: lines of counts (the summary), failing tests and assertion sides."""
+    lines = out.lines
+    needles = (", ", " and ", "not ok", "✗", "✕", "✖", "×", "expected", "actual", "received", "got", "want",
+               "left", "right", "obtained")
+    for i in lines_containing(out.lower, out.starts, needles):
+        line = lines[i]
+        if len(line) < 300 and (COUNTS_RE.search(line) or TEST_FAILURE_RE.match(line)):
+            sel.pin(i)
