@@ -5,6 +5,9 @@ A diagnostic group is `file:line:col: error: ...` with its source snippet and ca
 printed just before it. Error groups stay whole; warning groups go when the build failed and shrink
 to their headline when it succeeded. Compiler command lines, `Entering directory` and cmake/ninja
 progress go; `make: *** [...] Error 1` and linker errors stay.
+
+Understands gcc/g++ 9-14 and clang 12-18 default diagnostics, GNU make 4, cmake 3 with make or ninja.
+Falls through to the general layer: MSVC `file(12): error C2065`, and -fdiagnostics-format=json.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 Also the last step of the budget: when a family's result is still too long, this is the rule that
 knows nothing about the tool and still keeps what looks like an error.
+
+Understands no tool: it is the general layer itself (tracebacks, stack traces of innermost-first
+runtimes, diagnostics in their common shapes, test-runner outcomes, error windows, head and tail).
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Every file header, hunk header and changed line stays. A generated or data file whose hunks are
 large (a lock file, a regenerated JSON fixture, a minified bundle) keeps its headers and a count of
 its changes instead of the changes. Context lines are the first thing the budget may take.
+
+Understands git diff/show/stash/format-patch (git 2.x, any -U), `diff -u`, and formatters' --diff.
+Falls through: word diffs (--word-diff), --color-moved, combined merge diffs (`diff --cc`) keep all lines.
 """
 
 from __future__ import annotations

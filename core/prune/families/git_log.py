@@ -2,6 +2,9 @@
 
 The most recent commits matter: their `commit` and subject lines stay, with author and date for
 the first few; bodies shrink, older commits go. With -p only the newest commit keeps its patch.
+
+Understands git 2.x default, --oneline, --graph, --stat and -p formats. Falls through: --format= with
+no `commit` line is kept as oneline; `git log -p -N` of a few commits is a view (kept whole).
 """
 
 from __future__ import annotations

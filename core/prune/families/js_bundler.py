@@ -3,6 +3,9 @@
 Kept: the first emitted assets, entrypoints, every ERROR block, warning headlines, and the
 `compiled successfully` / `✓ built in` / `created ... in` lines. Gone: progress, `<t>` timings,
 `LOG from` sections, module and chunk trees, the rest of long asset lists.
+
+Understands webpack 5 (stats normal/verbose), vite 4-8 (rollup and rolldown), rollup 3-4, esbuild and
+parcel 2 errors. Falls through: turbopack and rspack progress lines are general context.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Passing suites and ✓ lines go. A failing suite's `●` blocks (or vitest's `FAIL file > test`
 blocks) stay whole except for stack frames inside node_modules and node internals; the closing
 `Tests:` / `Test Files` / `N passing` lines are pinned.
+
+Understands jest 27-30, vitest 1-3, mocha 10 spec, node --test (spec and TAP) and plain TAP.
+Falls through: ava and jasmine reporters keep their error lines and counts through the general layer.
 """
 
 from __future__ import annotations

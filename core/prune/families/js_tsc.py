@@ -1,5 +1,8 @@
 """tsc: every `file(3,5): error TS2322: ...` (or pretty `file:3:5 - error TS2322: ...`) line stays,
-with its message chain; code frames stay for the first errors only; `Found N errors` is pinned."""
+with its message chain; code frames stay for the first errors only; `Found N errors` is pinned.
+
+Understands tsc 4-5 plain and --pretty output and vue-tsc. Falls through: tsc -b progress (--verbose).
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,9 @@
 
 Thousands of paths say little one by one. Kept: the first lines, counts by folder and by
 extension, the last lines (where a listing's total sits), and any error (`Permission denied`).
+
+Understands find, fd, ls -l/-R, tree, du, tar -t/-tv, unzip -l, git ls-files, rg --files. `ls` of one
+folder within the budget is a view and kept whole.
 """
 
 from __future__ import annotations

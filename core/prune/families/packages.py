@@ -3,6 +3,9 @@
 On success only the outcome matters (`added 12 packages`, `Successfully installed ...`,
 `Resolved 8 packages`) and any error-looking line; on failure everything but the chatter, with the
 errors pinned. Download, resolution and verbose chatter goes either way.
+
+Understands npm 9-11, pnpm 8-12, yarn 1 and berry, bun, pip 23-25, uv, poetry, and apt/dnf/brew-style
+installs (by the last line naming each package). Falls through: conda's solver tables are context.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ pytest's report is a sequence of `=== title ===` sections. The progress section 
 FAILURES/ERRORS hold one `___ test id ___` block per failure, each a chain of frames that end in a
 `path:line: Exception` location; "short test summary info" repeats the failing ids; the last
 `=== ... in 0.37s ===` line is the summary.
+
+Understands pytest 7-9 default, -v, -q, -rA, --tb=long/short/line, pytest-cov and xdist output.
+Falls through: --tb=native tracebacks are handled as Python tracebacks; -p no:terminal output is general.
 """
 
 from __future__ import annotations

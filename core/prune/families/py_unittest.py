@@ -2,6 +2,9 @@
 
 `test_x (pkg.T.test_x) ... ok` lines and the dots go; the `FAIL:`/`ERROR:` headers, their
 tracebacks (library frames folded), `Ran N tests` and the `FAILED (failures=1)`/`OK` line stay.
+
+Understands unittest at verbosity 1-2, Django's test runner and green. Falls through: nose2 plugins'
+extra sections are context.
 """
 
 from __future__ import annotations

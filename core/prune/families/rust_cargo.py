@@ -4,6 +4,9 @@ A diagnostic is a block from `error[E0308]: ...` / `warning: ...` to the next bl
 ` --> file:line:col` and the annotated source. Error blocks stay whole; warning blocks go when
 anything failed and shrink to their headline and location otherwise. `Compiling`/`Downloaded`
 lines and passing `test x ... ok` lines go; panics, failures and `test result:` lines stay.
+
+Understands cargo/rustc 1.60+ human diagnostics, cargo test and nextest's libtest-like lines, clippy.
+Falls through: --message-format=json and RUST_BACKTRACE frames outside a test (the general stack layer).
 """
 
 from __future__ import annotations
