@@ -72,8 +72,10 @@ def _file(sel: Selection, start: int, stop: int) -> None:
     lines = sel.lines
     hunk = next((j for j in range(start, stop) if lines[j].startswith("@@")), stop)
     sel.pin_range(start, hunk)  # diff --git, mode, rename, ---, +++ and "Binary files ... differ"
+    git = lines[start].startswith("diff --git ")
     for j in range(start + 1, hunk):
-        if lines[j].startswith("index ") and hunk - start > 2:  # blob hashes: nothing to act on
+        # blob hashes say nothing to act on, and `--- a/x`/`+++ b/x` repeat the `diff --git` line
+        if git and (lines[j].startswith("index ") or (lines[j].startswith(("--- a/", "+++ b/")) and hunk < stop)):
             sel.level[j] = HIDDEN
             sel.reasons[j] = INDEX
     path = _path(lines[start])

@@ -68,6 +68,8 @@ def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
     sel.quiet.update((SOURCE, SEPARATORS, CARETS, REPEATED_BLOCK, HINTS))
+    if out.has("short test summary info"):  # the summary and the final line say it all again
+        sel.quiet.update((HEADER, PASSING, SKIPPED, PROGRESS, REPEATED))
     # The short summary repeats the failing ids, so their progress lines can go.
     repeated = out.has("short test summary info")
     section = "start"
@@ -77,7 +79,9 @@ def select(out: Output) -> Selection:
     for i, line in enumerate(lines):
         if line.startswith("=") and (m := _SECTION_RE.match(line)):
             section = _section(m.group(1))
-            if section == "report":
+            if section == "start" and repeated:
+                sel.hide(i, HEADER)
+            elif section == "report":
                 blocks.append(("report", []))
             else:
                 sel.pin(i)
