@@ -95,7 +95,8 @@ EXPECT: dict[str, Expect] = {
     "python_crash": Expect("python", [matching(r"^[\w.]+(Error|Exception): "), matching(r'File "/home/user/proj/'),
                                       matching(r"^The above exception")], 0.7),
     "jest_failures": Expect("js-test", [matching(r"● "), matching(r"^Tests:"), matching(r"^Test Suites:"),
-                                        matching(r"✕"), matching(r"expect\("), matching(r"at .*__tests__")], 0.3),
+                                        matching(r"✕"), matching(r"^(?!\s+\d+ \|).*expect\("),  # not a code frame's neighbours
+                                        matching(r"at .*__tests__")], 0.3),
     "jest_pass": Expect("js-test", [matching(r"^Tests:"), matching(r"^Test Suites:")], 0.15),
     "tsc_errors": Expect("tsc", [matching(r"\): error TS\d+: ")], None),
     "tsc_pretty": Expect("tsc", [matching(r" - error TS\d+: "), matching(r"^Found \d+ errors")], 0.7),

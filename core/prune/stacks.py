@@ -20,7 +20,7 @@ from core.prune.output import Output
 from core.prune.selection import HIDDEN, Selection
 
 _FRAME_RE = re.compile(
-    r"^\s+at \S.*(?:[:(]\d+(?::\d+)?\)?|\((?:Native Method|Unknown Source|<anonymous>)\)|:line \d+)$"  # JS, JVM, .NET
+    r"^\s+at \S.*(?:[:(]\d+(?::\d+)?\)?|\((?:Native Method|Unknown Source|<anonymous>)\)|:line \d+)(?: \{)?$"  # JS, JVM, .NET
     r"|^\s+at (?:async )?(?:node:|native|file://|/)\S*$"
     r"|^\s+from \S+:\d+:in "  # Ruby
     r"|^\s*#\d+\s+0x[0-9a-fA-F]+ (?:in |\()"  # sanitizers, gdb

@@ -28,7 +28,7 @@ HEAD, TAIL = 10, 20
 ERROR_HEAD, ERROR_TAIL = 3, 8  # when errors say what went wrong, the start matters less
 BEFORE, AFTER = 3, 8
 MAX_LOCATIONS = 60
-MAX_WARNINGS, ERROR_WARNINGS = 10, 3
+MAX_WARNINGS, ERROR_WARNINGS = 10, 0
 SCAN_LINES = 5_000  # locations are looked for near the top only: a scan of every line costs too much
 
 

@@ -20,7 +20,7 @@ from core.prune.selection import Selection
 _LISTERS = ("find", "ls", "tree", "du", "fd", "fdfind", "locate", "tar", "unzip", "zipinfo", "bsdtar", "exa", "eza",
             "lsd", "dir")
 SHORT = 40
-HEAD, TAIL = 8, 5
+HEAD, TAIL = 5, 5
 TOP_FOLDERS, TOP_EXTENSIONS = 5, 5
 
 

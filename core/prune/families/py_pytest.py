@@ -53,7 +53,7 @@ _HINT_RE = re.compile(r"^E\s*$|^E\s+(?:Omitting \d+ identical items|Use -v+ to g
                       r"|Full diff:$)")
 REPORT = "report lines"
 CAPTURE_HEAD, CAPTURE_TAIL = 15, 5
-REPORT_LINES = 6
+REPORT_LINES = 4  # a report section keeps its title and column header; TOTAL and errors are pinned
 
 
 def detect(out: Output) -> int:
@@ -90,7 +90,9 @@ def select(out: Output) -> Selection:
             sel.pin(i)
         elif section == "start":
             collecting = collecting or not _HEADER_RE.match(line) or i in errors
-            if collecting:
+            if collecting and repeated and line.startswith(("collected ", "collecting ")):
+                sel.hide(i, HEADER)  # the final line has the counts
+            elif collecting:
                 _progress_line(sel, i, line, repeated)
             else:
                 sel.hide(i, HEADER)  # platform, rootdir, plugins, hypothesis profile...
