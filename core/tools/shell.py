@@ -196,7 +196,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command is empty")
-    danger = destructive_reason(command)
+    danger = destructive_reason(command, ctx.workspace.root)
     refusal = ctx.approve(f"run: {command}", danger) if danger else None
     if refusal is not None:
         return ToolResult(f"refused: this command looks destructive ({danger}) and was not approved ({refusal}). "
