@@ -9,21 +9,20 @@ from typing import Any
 # Variables a child process must not inherit: API keys, tokens, secrets, passwords.
 _SECRET_NAME = re.compile(r"(_API_KEY$|^API_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 REDACTED = "[REDACTED]"
-# Secrets recognisable by their shape, whoever they belong to: the text before group 1's end is kept.
-_SHAPES = re.compile(
-    r"(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}"  # an Authorization header
-    r"|()\bsk-[A-Za-z0-9_-]{20,}"  # DeepSeek / OpenAI / Anthropic style API keys
-    r"|()\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key ids
-    r"|()\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,})"
-    r"|()\bxox[abprs]-[A-Za-z0-9-]{10,}"  # Slack
-    r"|()-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"
-    r"|(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+(?=@)",  # the password in scheme://user:password@host
-    re.IGNORECASE,
-)
-
-
-def _keep_prefix(match: re.Match[str]) -> str:
-    return next((g for g in match.groups() if g is not None), "") + REDACTED
+# Secrets recognisable by their shape, whoever they belong to. Each has a literal that must occur for
+# it to match: most text has none of them, and then no regex runs (this sees every byte of output).
+_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = tuple(
+    (literals, re.compile(pattern), keep) for literals, pattern, keep in (
+        (("earer", "EARER"), r"([Bb]earer|BEARER)(\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1\2"),  # Authorization
+        (("sk-",), r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}", ""),  # DeepSeek / OpenAI / Anthropic keys
+        (("AKIA", "ASIA"), r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])", ""),  # AWS access key ids
+        (("gh", "github_pat_", "glpat-"), r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}"
+                                         r"|glpat-[A-Za-z0-9_-]{20,})", ""),
+        (("xox",), r"(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}", ""),  # Slack
+        (("PRIVATE KEY-----",), r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
+         ""),
+        (("://",), r"(://[^\s:/@]+:)[^\s@/]+(?=@)", r"\1"),  # the password in scheme://user:password@host
+    ))
 
 
 def is_secret_name(name: str) -> bool:
@@ -46,7 +45,10 @@ class Redactor:
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        return _SHAPES.sub(_keep_prefix, text)
+        for literals, pattern, keep in _SHAPES:
+            if any(literal in text for literal in literals):
+                text = pattern.sub(keep + REDACTED, text)
+        return text
 
     def deep(self, value: object) -> object:
         """Redact every string inside a JSON-like value."""
