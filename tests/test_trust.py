@@ -5,6 +5,7 @@ harm did not happen."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -72,3 +73,34 @@ def test_secret_variables_do_not_reach_commands_and_the_policy_adjusts(tmp_path:
         assert f"{name}=" not in output, name
     assert "DEEPSEEK_API_KEY" not in output
     assert "AGENT_ENV_KEEP" in server.requests[0]["instructions"]  # the model is told how it works
+
+
+# -- 6. a model's regex cannot hang the agent ------------------------------------------------------------
+@pytest.mark.parametrize("with_rg", [False, True], ids=["no-ripgrep", "ripgrep-if-installed"])
+def test_a_pathological_regex_gets_an_answer_through_the_agent(tmp_path: Path, with_rg: bool) -> None:
+    """`^(a+)+$` over lines of 40 a's and a '!': hours with Python's re on main (the path Windows always
+    takes). Here search and read_output's grep answer, and the agent finishes its task."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "data.txt").write_text(("a" * 40 + "!\n") * 50)
+    evil = "^(a+)+$"
+    script = [Reply(call_events([("search", {"pattern": evil})])),
+              Reply(call_events([("run_shell", {"command": "cat data.txt"})])),
+              Reply(call_events([("read_output", {"id": "out-1", "grep": evil})])),
+              Reply(text_events("nothing matches"))]
+    env = {}
+    if not with_rg:  # a PATH without ripgrep: the Python walk answers, as on Windows
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        for tool in ("sh", "bash", "cat"):
+            if found := shutil.which(tool):
+                (bin_dir / tool).symlink_to(found)
+        env["PATH"] = str(bin_dir)
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "find the a-lines"], server.url, tmp_path, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == "nothing matches\n"
+    outputs = [r["input"][-1]["output"] for r in server.requests[1:]]
+    assert outputs[0] == f"no matches for {evil!r} in ."
+    assert outputs[1].startswith("exit code 0")
+    assert outputs[2] == f"out-1: no line matches /{evil}/"

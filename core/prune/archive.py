@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
+from core.pattern import Matcher, compile_pattern
 from core.private import make_folder, open_file
 from core.prune.clean import clean_line
 
@@ -164,10 +165,7 @@ class OutputArchive:
         if offset < 1 or limit < 1:
             raise ValueError(f"offset and limit count lines from 1 (got offset={offset}, limit={limit})")
         if grep is not None:
-            try:
-                pattern = re.compile(grep)
-            except re.error as exc:
-                raise ValueError(f"invalid regex {grep!r}: {exc}") from None
+            pattern = compile_pattern(grep)  # linear time: a model's regex cannot hang the agent
             return self._grep(archive_id, path, pattern, offset, limit)
         return self._page(archive_id, path, offset, limit)
 
@@ -203,7 +201,7 @@ class OutputArchive:
                 if total > shown_to else "")
         return head + "\n" + "\n".join(out) + tail
 
-    def _grep(self, archive_id: str, path: Path, pattern: re.Pattern[str], offset: int, limit: int) -> str:
+    def _grep(self, archive_id: str, path: Path, pattern: Matcher, offset: int, limit: int) -> str:
         out: list[str] = []
         matches = 0
         with path.open("rb") as f:
