@@ -66,6 +66,7 @@ class Journal:
         self._redact = redact or Redactor()
         self._header = header
         self._file: BinaryIO | None = None
+        self._torn = False  # the last write failed part-way: its bytes may end without a newline
         if header is None:
             self._open()  # an existing session: fail now, not at the first write
         else:
@@ -83,7 +84,8 @@ class Journal:
             try:
                 make_folder(self.folder.parent)
                 make_folder(self.folder)
-                self._file = open_file(self.path, "a+b")  # held open for the session's lifetime
+                # Unbuffered: a failed write leaves nothing behind in a buffer to be glued to the next one.
+                self._file = open_file(self.path, "a+b", buffering=0)  # held open for the session's lifetime
                 _end_torn_line(self._file)
             except OSError as exc:
                 raise JournalError(f"cannot write the session journal {self.path}: {exc.strerror or exc}") from exc
@@ -99,10 +101,15 @@ class Journal:
         line = json.dumps(self._redact.deep(record), ensure_ascii=False, separators=(",", ":")) + "\n"
         handle = self._open()
         try:
-            handle.write(line.encode("utf-8", errors="replace"))
-            handle.flush()
+            if self._torn:  # end the failed record's bytes, so this record starts on a line of its own
+                _end_torn_line(handle)
+                self._torn = False
+            data = memoryview(line.encode("utf-8", errors="replace"))
+            while data:
+                data = data[handle.write(data) or 0:]
             os.fsync(handle.fileno())
         except (OSError, ValueError) as exc:
+            self._torn = True
             raise JournalError(f"cannot write the session journal {self.path}: {exc}") from exc
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from core.cancel import Cancel
-from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage
+from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage, to_record
 from core.journal import INTERRUPTED_OUTPUT, Journal, list_sessions, load
 from core.loop import Agent
 from core.request import build_body
@@ -363,3 +363,47 @@ def test_repl_commands_sessions_resume_context(tmp_path: Path) -> None:
     assert out.strip() == "continued"
     assert [i.get("content") for i in server.requests[-1]["input"]] == ["remember: use pnpm", "first answer",
                                                                        "and now?"]
+
+
+# -- durability (issue 9 item 7) ------------------------------------------------------------------
+class _DiskFullOnce:
+    """The journal's file, failing one write half-way through with ENOSPC (as a full disk does)."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+        self.armed = False
+
+    def write(self, data) -> int:
+        if self.armed:
+            self.armed = False
+            self.real.write(bytes(data[: len(data) // 2]))
+            raise OSError(28, "No space left on device")
+        return self.real.write(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
+def test_a_failed_append_loses_only_that_record(tmp_path: Path) -> None:
+    """Review C11: the record after a half-written one used to be glued to it, and both were lost."""
+    recorder = Recorder()
+    script = [Reply(call_events([("run_shell", {"command": "echo one"})])), Reply(text_events("first done")),
+              Reply(text_events("second done"))]
+    with ScriptedServer(script) as server:
+        agent = _agent(server, tmp_path, recorder)
+        agent.run("task one")
+        disk = _DiskFullOnce(agent.journal._file)
+        agent.journal._file = disk
+        disk.armed = True
+        agent.run("task two: the disk is full while this is written")
+        agent.journal.close()
+    warnings = [n["message"] for n in recorder.of("notice") if "journal" in n["message"]]
+    assert len(warnings) == 1 and "No space left" in warnings[0]
+    loaded = load(agent.journal.folder)
+    texts = [getattr(i, "text", None) for i in loaded.items]
+    assert "second done" in texts  # every record written after the failed one loads
+    lost = [to_record(i) for i in agent.history if to_record(i) not in [to_record(j) for j in loaded.items]]
+    assert lost == [to_record(UserMessage("task two: the disk is full while this is written"))]
+    assert any("damaged" in n for n in loaded.notices) and not any("cut off" in n for n in loaded.notices)
+    body = build_body(agent.settings, "", [*loaded.items, UserMessage("next")], [])
+    assert _pairs_valid(body["input"])
