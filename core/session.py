@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.config import Settings
 from core.events import Emit
-from core.journal import Journal, find_sessions, list_sessions, load, sessions_root
+from core.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
 from core.loop import Agent
 from core.prune.archive import OutputArchive
 from core.secrets import Redactor
@@ -19,6 +19,10 @@ OUTPUTS_FOLDER = "outputs"
 
 class SessionNotFound(Exception):
     """No saved session matches what was asked for; the message lists what there is."""
+
+
+class SessionBusy(SessionNotFound):
+    """The session asked for is open in another agent; the message says which process."""
 
 
 @dataclass
@@ -57,7 +61,10 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
         notices += loaded.notices
         history = loaded.items
         loaded_usage = loaded.usage
-        journal = Journal(info.folder, redact)
+        try:
+            journal = Journal(info.folder, redact)
+        except SessionLocked as exc:
+            raise SessionBusy(str(exc)) from None
         if info.workspace and Path(info.workspace) != workspace.resolve():
             notices.append(f"this session was started in {info.workspace}; continuing in {workspace}")
     else:

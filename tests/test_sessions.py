@@ -13,7 +13,7 @@ from pathlib import Path
 
 from core.cancel import Cancel
 from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage, to_record
-from core.journal import INTERRUPTED_OUTPUT, Journal, list_sessions, load
+from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError, list_sessions, load
 from core.loop import Agent
 from core.request import build_body
 from tests.conftest import TEST_KEY, Recorder, make_settings
@@ -407,3 +407,36 @@ def test_a_failed_append_loses_only_that_record(tmp_path: Path) -> None:
     assert any("damaged" in n for n in loaded.notices) and not any("cut off" in n for n in loaded.notices)
     body = build_body(agent.settings, "", [*loaded.items, UserMessage("next")], [])
     assert _pairs_valid(body["input"])
+
+
+def test_a_session_open_in_one_agent_cannot_be_resumed_in_another(tmp_path: Path) -> None:
+    """Review C12: two terminals resuming one session interleaved it. The second is told who holds it."""
+    script = [Reply(text_events("first answer")), Reply(text_events("slow answer", chunks=4), delay=1.0),
+              Reply(text_events("third answer"))]
+    with ScriptedServer(script) as server:
+        assert run_agent(["--one", "first task"], server.url, tmp_path).returncode == 0
+        holder = _spawn(["--resume", "--one", "task A"], server.url, tmp_path)
+        _wait_for(lambda: len(server.requests) >= 2)  # A has the session open and is streaming
+        second = run_agent(["--resume", "--one", "task B"], server.url, tmp_path)
+        assert holder.wait(timeout=30) == 0
+        third = run_agent(["--resume", "--one", "task C"], server.url, tmp_path)
+    err = second.stderr.decode()
+    assert second.returncode == 2 and f"is open in another deepseek-agent (pid {holder.pid} on " in err, err
+    assert third.returncode == 0, third.stderr.decode()  # the lock went with the process that held it
+    users = [r["content"] for r in server.requests[-1]["input"] if r.get("role") == "user"]
+    assert users == ["first task", "task A", "task C"]  # task B never entered the journal
+
+
+def test_sessions_started_in_the_same_second_never_share_a_journal(tmp_path: Path) -> None:
+    """Issue 15: the id had 16 random bits after the second; now 32, and a clash would meet the lock."""
+    journals = [Journal.create(tmp_path, tmp_path, "m") for _ in range(200)]
+    assert len({j.id[:15] for j in journals}) <= 2 and len({j.id for j in journals}) == 200
+    first, second = journals[0], Journal(journals[0].folder, header={"kind": "session"})
+    first.append(UserMessage("mine"))
+    try:
+        second.append(UserMessage("theirs"))
+        raise AssertionError("two journals wrote one session")
+    except JournalError as exc:
+        assert "is open in another deepseek-agent" in str(exc)
+    first.close()
+    assert [i.text for i in load(first.folder).items] == ["mine"]
