@@ -47,6 +47,9 @@ class Loaded:
     header: dict[str, Any] = field(default_factory=dict)
     usage: list[dict[str, Any]] = field(default_factory=list)
     compactions: list[dict[str, Any]] = field(default_factory=list)
+    # usage and compaction records in order, each with how many items came before it: the replay
+    # that restores the session's context shaping (ContextManager.restore)
+    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
 class JournalError(Exception):
@@ -171,8 +174,10 @@ def load(folder: Path) -> Loaded:
             loaded.header = record
         elif kind == "usage":
             loaded.usage.append(record)
+            loaded.events.append((len(loaded.items), record))
         elif kind == "compaction":
             loaded.compactions.append(record)
+            loaded.events.append((len(loaded.items), record))
         else:
             try:
                 loaded.items.append(item_from_record(record))

@@ -46,6 +46,7 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
     notices: list[str] = []
     history = []
     loaded_usage: list[dict] = []
+    events: list[tuple[int, dict]] = []
     if resume or resume_latest:
         matches = find_sessions(root, resume, exclude)
         if len(matches) != 1:
@@ -60,7 +61,8 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
         loaded = load(info.folder)
         notices += loaded.notices
         history = loaded.items
-        loaded_usage = loaded.usage
+        loaded_usage = loaded.usage + [c["usage"] for c in loaded.compactions if isinstance(c.get("usage"), dict)]
+        events = loaded.events
         try:
             journal = Journal(info.folder, redact)
         except SessionLocked as exc:
@@ -71,9 +73,10 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
     agent = Agent(settings, emit, workspace, approve, journal=journal, history=history, archive=archive)
-    for record in loaded_usage:  # the session's cost goes on from where it was
+    for record in loaded_usage:  # the session's cost goes on from where it was, summaries included
         agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",
                                                            "reasoning_tokens")))
+    agent.context.restore(history, events, agent.instructions)  # and its context shaping too
     return Session(agent=agent, journal=journal, notices=notices)
 
 

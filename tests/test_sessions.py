@@ -440,3 +440,63 @@ def test_sessions_started_in_the_same_second_never_share_a_journal(tmp_path: Pat
         assert "is open in another deepseek-agent" in str(exc)
     first.close()
     assert [i.text for i in load(first.folder).items] == ["mine"]
+
+
+def _reader(body: dict) -> Reply:
+    """A model that reads f0..f5 for "task one", answers "task two" at once, and summarises on request;
+    it reports input tokens as a real server would (about one per 3 characters), so calibration and
+    the budget behave as they do in use."""
+    reply = _reader_reply(body)
+    for event in reply.events:
+        if event["type"] == "response.completed":
+            event["response"]["usage"]["input_tokens"] = len(json.dumps(body)) // 3
+    return reply
+
+
+def _reader_reply(body: dict) -> Reply:
+    if body.get("tool_choice") == "none":
+        return Reply(text_events("Summary: the user asked to read f0..f5; they were read; next: answer."))
+    users = [i["content"] for i in body["input"] if i.get("role") == "user"]
+    if users[-1] == "task two":
+        return Reply(text_events("done two"))
+    calls = [json.loads(i["arguments"])["path"] for i in body["input"] if i.get("type") == "function_call"]
+    done = int(calls[-1][1]) + 1 if calls else 0
+    if done < 6:
+        thought = f"step {done}: " + " ".join(f"idea{done}x{k}" for k in range(400))  # turns clearing cannot shrink
+        return Reply(call_events([("read_file", {"path": f"f{done}.txt"})], reasoning=thought))
+    return Reply(text_events("done one"))
+
+
+def test_resume_restores_compaction_so_the_next_request_is_the_one_without_the_restart(tmp_path: Path) -> None:
+    """Review C6: a resume forgot the journaled summary, sent the full history again and summarised
+    (and billed) the same span a second time. Compared: one process doing two tasks, and the same two
+    tasks with a restart between them."""
+    env = {"AGENT_WORKING_BUDGET": "6000", "DEEPSEEK_CONTEXT_WINDOW": "100000"}
+    requests = {}
+    for how in ("live", "restarted"):
+        base = tmp_path / how
+        (base / "ws").mkdir(parents=True)
+        for n in range(6):
+            (base / "ws" / f"f{n}.txt").write_text(f"file {n}: " + " ".join(f"w{n}{k}" for k in range(700)) + "\n")
+        with ScriptedServer(responder=_reader) as server:
+            if how == "live":
+                done = run_agent(["--plain"], server.url, base, stdin=b"task one\ntask two\n", env=env)
+            else:
+                assert run_agent(["--one", "task one"], server.url, base, env=env).returncode == 0
+                done = run_agent(["--resume", "--one", "task two"], server.url, base, env=env)
+        assert done.returncode == 0, done.stderr.decode()
+        requests[how] = server.requests
+    live, restarted = requests["live"], requests["restarted"]
+    summaries = [i for i, r in enumerate(live) if r.get("tool_choice") == "none"]
+    assert summaries, "the scenario must compact during task one"
+    first_of_task_two = next(i for i, r in enumerate(live) if r["input"][-1].get("content") == "task two")
+    assert summaries[-1] < first_of_task_two
+    def same(request: dict) -> list[dict]:  # the server numbers item and call ids per run
+        return [{k: v for k, v in item.items() if k not in ("id", "call_id")} for item in request["input"]]
+
+    assert [same(r) for r in restarted] == [same(r) for r in live]  # not one request differs
+    assert all(_pairs_valid(r["input"]) for r in restarted)
+    assert sum(r.get("tool_choice") == "none" for r in restarted) == len(summaries)  # no span summarised twice
+    records = _journal_records(tmp_path / "restarted")
+    compactions = [r for r in records if r["kind"] == "compaction"]
+    assert compactions and all(r["usage"]["input_tokens"] > 0 for r in compactions)  # summaries are billed too
