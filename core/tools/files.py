@@ -47,9 +47,14 @@ def looks_binary(head: bytes) -> bool:
 
 
 def _missing(ctx: ToolContext, target: Path, path: str) -> ToolError:
+    """Say the path does not exist, with similar names from its folder; never from outside the
+    workspace (the root's own parent is not the model's business)."""
+    if target.is_dir():
+        return ToolError(f"{ctx.workspace.rel(target)!r} is a directory, not a file; "
+                         "use list_files to see what it holds")
     parent = target.parent
     hint = ""
-    if parent.is_dir():
+    if parent.is_dir() and parent.is_relative_to(ctx.workspace.root):
         close = difflib.get_close_matches(target.name, os.listdir(parent), n=3, cutoff=0.6)
         if close:
             hint = "; similar: " + ", ".join(ctx.workspace.rel(parent / c) for c in close)
@@ -232,12 +237,12 @@ def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         kept = []
         for name in sorted(dirs):
             if name in SKIP_DIRS:
-                skipped.append(ctx.workspace.rel(here / name) + "/")
+                skipped.append(_entry(ctx, here / name, "/"))
             else:
-                entries.append(ctx.workspace.rel(here / name) + "/")
+                entries.append(_entry(ctx, here / name, "/"))
                 kept.append(name)
         dirs[:] = kept if len(here.parts) - base_depth + 1 < max_depth else []
-        entries += [ctx.workspace.rel(here / name) for name in files]
+        entries += [_entry(ctx, here / name) for name in files]
         if len(entries) > 20 * MAX_LIST_ENTRIES:
             break
     entries.sort()
@@ -251,3 +256,15 @@ def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if skipped:
         text += "\n[not listed: " + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else "") + "]"
     return ToolResult(text)
+
+
+def _entry(ctx: ToolContext, path: Path, suffix: str = "") -> str:
+    """A listing line: the entry's own workspace-relative name (a symlink is not resolved to its
+    target's name, which would list the target twice and hide the link), and where a link points."""
+    name = path.relative_to(ctx.workspace.root).as_posix() + suffix
+    if not path.is_symlink():
+        return name
+    target = path.resolve()
+    inside = target == ctx.workspace.root or target.is_relative_to(ctx.workspace.root)
+    shown = ctx.workspace.rel(target) if inside else "(outside the workspace)"
+    return f"{name} -> {shown}{suffix if inside and target.is_dir() else ''}"
