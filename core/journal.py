@@ -154,6 +154,8 @@ def load(folder: Path) -> Loaded:
             loaded.usage.append(record)
         elif kind == "compaction":
             loaded.compactions.append(record)
+        elif kind in ("checkpoint", "undo"):  # workspace checkpoints: core/checkpoints reads them itself
+            continue
         else:
             try:
                 loaded.items.append(item_from_record(record))

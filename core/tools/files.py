@@ -143,13 +143,14 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if target.is_dir():
         raise ToolError(f"{rel} is a directory")
     _guard_credentials(ctx, rel, "write")
-    existed = target.exists()
-    before = len(target.read_bytes().splitlines()) if existed else 0
+    previous = target.read_bytes() if target.exists() else None
     target.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8")
     target.write_bytes(data)
+    if ctx.checkpoints is not None:
+        ctx.checkpoints.file_changed("write_file", rel, previous, data)
     lines = len(content.splitlines())
-    what = f"overwrote {rel} (was {before} lines)" if existed else f"created {rel}"
+    what = f"overwrote {rel} (was {len(previous.splitlines())} lines)" if previous is not None else f"created {rel}"
     return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes",
                       meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})
 
@@ -182,6 +183,8 @@ def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     updated = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
     data = updated.encode("utf-8", errors="surrogateescape")
     target.write_bytes(data)
+    if ctx.checkpoints is not None:
+        ctx.checkpoints.file_changed("edit_file", rel, raw, data)
     replaced = count if args.get("replace_all") else 1
     span = new.count("\n") + 1
     shown = updated.split("\n")[max(0, first_line - 3): first_line - 1 + span + 2]
