@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.sanitize import defuse
+
 
 def diff_text(agent: Any, arg: str) -> str:
     """`/diff` (the whole session) or `/diff last` (the last turn that changed files)."""
@@ -15,12 +17,16 @@ def diff_text(agent: Any, arg: str) -> str:
     if checkpoints is None:
         return "No checkpoints in this session."
     last = arg.strip().lower() in ("last", "turn", "-1")
-    text = checkpoints.diff(last_turn_only=last)
+    text = defuse(checkpoints.diff(last_turn_only=last))  # file contents may hold escape sequences
     return text or "The agent has changed no files in this session" + (" in its last turn." if last else ".")
 
 
 def undo_text(agent: Any, arg: str) -> str:
     """`/undo` (the last turn that changed files) or `/undo N` (the last N such turns)."""
+    return defuse(_undo(agent, arg))  # file names may hold control characters
+
+
+def _undo(agent: Any, arg: str) -> str:
     checkpoints = agent.checkpoints
     if checkpoints is None:
         return "No checkpoints in this session."

@@ -8,9 +8,9 @@ MAX_DIFF_LINES = 2000  # per file; a rewritten data file should not flood the sc
 
 
 def _lines(data: bytes) -> list[str]:
-    # Undecodable bytes show as U+FFFD; \r is shown so that a change of line endings is visible.
-    text = data.decode("utf-8", errors="replace")
-    return [line.replace("\r", "\\r") for line in text.split("\n")]
+    # Undecodable bytes show as U+FFFD; a \r stays, and the front end's sanitiser shows it as "\r",
+    # so a change of line endings is visible.
+    return data.decode("utf-8", errors="replace").split("\n")
 
 
 def _binary(data: bytes | None) -> bool:
