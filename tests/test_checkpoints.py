@@ -104,6 +104,8 @@ def test_json_reports_checkpoints_as_events(tmp_path: Path) -> None:
     assert [(e["source"], e["paths"]) for e in checkpoints] == [
         ("write_file", ["new.txt"]), ("edit_file", ["edit.txt"]), ("run_shell", ["third.bin"])]
     assert all(e["turn"] == 1 and e["not_restorable"] == [] for e in checkpoints)
+    listing = run_agent(["--sessions"], server.url, tmp_path).stdout.decode()
+    assert "(checkpoints " in listing  # the session listing shows what the checkpoints take
 
 
 def _session(server_url: str, tmp_path: Path, ws: Path, recorder: Recorder, answers: list[bool]):

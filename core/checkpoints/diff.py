@@ -10,7 +10,8 @@ MAX_DIFF_LINES = 2000  # per file; a rewritten data file should not flood the sc
 def _lines(data: bytes) -> list[str]:
     # Undecodable bytes show as U+FFFD; a \r stays, and the front end's sanitiser shows it as "\r",
     # so a change of line endings is visible.
-    return data.decode("utf-8", errors="replace").split("\n")
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    return lines[:-1] if lines[-1] == "" else [*lines, "\\ No newline at end of file"]
 
 
 def _binary(data: bytes | None) -> bool:

@@ -93,12 +93,11 @@ class Checkpoints:
     """One session's checkpoints. `write` appends a record to the session journal."""
 
     def __init__(self, folder: Path, workspace: Path, write: Callable[[dict[str, Any]], None],
-                 emit: Emit, session_id: str) -> None:
+                 emit: Emit) -> None:
         self.folder = folder
         self.workspace = workspace.resolve()
         self._write = write
         self._emit = emit
-        self._session_id = session_id
         self.store = BlobStore(folder / "checkpoints" / "blobs")
         self.checkpoints: list[Checkpoint] = []
         self.undone: set[int] = set()
@@ -157,19 +156,23 @@ class Checkpoints:
         yield
         try:
             after = git.snapshot()
-            changed = git.changed(before.commit, after.commit)
+            changed = git.changed(before.tree, after.tree)
+            old = git.blobs(before.tree, changed[:MAX_COMMAND_PATHS])
         except (GitError, OSError) as exc:
             self._emit("notice", {"kind": "warning", "message": f"no snapshot after this command ({exc})"})
             return
         changes, kept = [], 0
         for rel in changed:
-            old = git.blob(before.commit, rel) if len(changes) < MAX_COMMAND_PATHS and kept < MAX_COMMAND_BYTES \
-                else UNKNOWN
-            kept += len(old) if isinstance(old, bytes) else 0
-            sha = UNKNOWN if old == UNKNOWN else (self.store.put(old) if isinstance(old, bytes) else None)
-            if sha is None and rel in before.skipped:
-                sha = UNKNOWN
+            data = old.get(rel, UNKNOWN)
+            if isinstance(data, bytes):
+                kept += len(data)
+                sha = self.store.put(data) if kept <= MAX_COMMAND_BYTES else UNKNOWN
+            else:
+                sha = UNKNOWN if data == UNKNOWN or rel in before.skipped else None
             changes.append(Change(rel, sha, self._current_sha(rel)))
+        for rel in sorted(set(before.skipped) | set(after.skipped)):  # too big to snapshot: only named
+            if before.skipped.get(rel) != after.skipped.get(rel) and rel not in changed:
+                changes.append(Change(rel, UNKNOWN if rel in before.skipped else None, self._stat_state(rel)))
         if changes:
             skipped = [c.path for c in changes if c.before == UNKNOWN]
             note = f"previous content not kept (too big or too many files): {', '.join(skipped[:10])}" \
@@ -189,7 +192,7 @@ class Checkpoints:
 
     def _snapshots(self) -> GitSnapshots | None:
         if self._git is False:
-            self._git = GitSnapshots.detect(self.workspace, self.folder / "checkpoints", self._session_id)
+            self._git = GitSnapshots.detect(self.workspace, self.folder / "checkpoints")
         return self._git or None
 
     def _add(self, checkpoint: Checkpoint) -> None:

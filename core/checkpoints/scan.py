@@ -38,16 +38,23 @@ class ScanChanges:
 def scan(root: Path, limit: int = MAX_SCAN_ENTRIES) -> Scan:
     """Size and mtime of every file under `root`, skipping SKIP_DIRS and symlinked folders."""
     result = Scan()
-    for current, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-        base = Path(current)
-        for name in files:
-            path = base / name
+    stack = [(str(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
             try:
-                info = path.lstat()
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in SKIP_DIRS:
+                        stack.append((entry.path, f"{prefix}{entry.name}/"))
+                    continue
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            result.files[path.relative_to(root).as_posix()] = (info.st_size, info.st_mtime_ns)
+            result.files[prefix + entry.name] = (info.st_size, info.st_mtime_ns)
             if len(result.files) >= limit:
                 result.complete = False
                 return result
