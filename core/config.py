@@ -102,6 +102,8 @@ class Settings:
     context_trigger: float = 0.8
     context_target: float = 0.5
     prices: str = ""
+    env_keep: str = ""  # AGENT_ENV_KEEP / AGENT_ENV_DROP: see core.secrets.EnvPolicy
+    env_drop: str = ""
     env_file: Path = field(default_factory=lambda: app_dir() / ".env")
     # Where each setting the user gave came from (attribute -> "the environment variable X", a file,
     # "the command line"); settings left at their default or derived are absent. Errors cite it.
@@ -153,6 +155,8 @@ ENV_NAMES: dict[str, str] = {
     "context_trigger": "AGENT_CONTEXT_TRIGGER",
     "context_target": "AGENT_CONTEXT_TARGET",
     "prices": "AGENT_PRICES",
+    "env_keep": "AGENT_ENV_KEEP",
+    "env_drop": "AGENT_ENV_DROP",
 }
 
 

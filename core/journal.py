@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.items import FunctionCall, FunctionCallOutput, Item, UserMessage, item_from_record, to_record
+from core.private import make_folder, open_file
 from core.secrets import Redactor
 
 JOURNAL_NAME = "journal.jsonl"
@@ -80,10 +81,9 @@ class Journal:
     def _open(self) -> BinaryIO:
         if self._file is None:
             try:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.path, "a+b")  # noqa: SIM115 - held open for the session's lifetime
-                if sys.platform != "win32":
-                    os.chmod(self.path, 0o600)
+                make_folder(self.folder.parent)
+                make_folder(self.folder)
+                self._file = open_file(self.path, "a+b")  # held open for the session's lifetime
                 _end_torn_line(self._file)
             except OSError as exc:
                 raise JournalError(f"cannot write the session journal {self.path}: {exc.strerror or exc}") from exc
@@ -112,7 +112,7 @@ class Journal:
 
 def _check_writable(root: Path) -> None:
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        make_folder(root)
     except OSError as exc:
         raise JournalError(f"cannot create the sessions folder {root}: {exc.strerror or exc}") from exc
     if not os.access(root, os.W_OK):

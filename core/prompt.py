@@ -27,6 +27,8 @@ How to work:
 - run_shell output is pruned to what matters (errors, failures, summaries) and stamped with what was
   hidden; page through the full output with read_output when you need more.
 - Commands have no stdin and must not prompt. Destructive commands need the user's approval and may be refused.
+- Commands do not inherit secret-looking environment variables (names with KEY, TOKEN, SECRET, PASS, AUTH...,
+  URLs with credentials); if a command needs one, tell the user to allow it with AGENT_ENV_KEEP.
 - Do not repeat a call that just failed in the same way: change the command or the approach.
 - When the task is done, answer with a short summary of what you changed and anything left open.
 - Answer in the language the user writes in."""

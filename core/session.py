@@ -63,7 +63,7 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
             notices.append(f"this session was started in {info.workspace}; continuing in {workspace}")
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
-    archive = OutputArchive(journal.folder / OUTPUTS_FOLDER)
+    archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
     agent = Agent(settings, emit, workspace, approve, journal=journal, history=history, archive=archive)
     for record in loaded_usage:  # the session's cost goes on from where it was
         agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",

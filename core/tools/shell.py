@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 from core import events as ev
 from core.cancel import Cancel
 from core.prune import prune
-from core.secrets import scrub_env
+from core.secrets import EnvPolicy, scrub_env
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.safety import destructive_reason
 
@@ -78,15 +78,16 @@ class ShellRun:
     background: bool = False  # a background job still runs and holds the output pipe
 
 
-def child_env() -> dict[str, str]:
-    """The child's environment: the user's, minus secrets, with pagers and prompts disabled."""
-    env = scrub_env(os.environ)
+def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
+    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled."""
+    env = scrub_env(os.environ, policy)
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
     return env
 
 
 def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
-                sink: BinaryIO | None = None, on_output: Callable[[bytes], None] | None = None) -> ShellRun:
+                sink: BinaryIO | None = None, on_output: Callable[[bytes], None] | None = None,
+                env_policy: EnvPolicy | None = None) -> ShellRun:
     """Run `command` in the platform shell; every byte also goes to `sink` (the output archive)."""
     shell = detect_shell()
     kwargs: dict = {}
@@ -96,7 +97,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
     proc = subprocess.Popen([*shell.argv_prefix, command], cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env(), **kwargs)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs)
     captured = bytearray()
     dropped = 0
     lock = threading.Lock()
@@ -196,7 +197,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command is empty")
-    danger = destructive_reason(command)
+    danger = destructive_reason(command, ctx.workspace.root)
     refusal = ctx.approve(f"run: {command}", danger) if danger else None
     if refusal is not None:
         return ToolResult(f"refused: this command looks destructive ({danger}) and was not approved ({refusal}). "
@@ -207,7 +208,8 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     archive_id = ctx.archive.new_id() if ctx.archive is not None else None
     live = _LiveOutput(ctx)
     with (ctx.archive.writer(archive_id) if archive_id else nullcontext()) as sink:
-        run = run_command(command, ctx.workspace.root, timeout, ctx.cancel, sink=sink, on_output=live)
+        run = run_command(command, ctx.workspace.root, timeout, ctx.cancel, sink=sink, on_output=live,
+                          env_policy=EnvPolicy.parse(ctx.settings.env_keep, ctx.settings.env_drop))
     live.flush()
     dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
     if dropped:
