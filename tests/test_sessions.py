@@ -171,7 +171,8 @@ def test_kill_9_during_a_tool_run_then_resume_loses_nothing(tmp_path: Path) -> N
         proc.kill()
         proc.wait()
         kinds = [r["kind"] for r in _journal_records(tmp_path) if r["kind"] != "usage"]
-        assert kinds == ["session", "user", "reasoning", "function_call", "function_call", "function_call_output"]
+        assert kinds == ["session", "user", "reasoning", "function_call", "function_call", "checkpoint",
+                         "function_call_output"]  # the write_file checkpoint comes before its output
         done = run_agent(["--resume", "--one", "go on"], server.url, tmp_path)
     assert done.returncode == 0 and done.stdout.decode() == "resumed fine\n"
     request = server.requests[-1]["input"]
