@@ -80,7 +80,8 @@ class Agent:
         self._refused_in_a_row = 0
         self._journal_failed = False
         # Issue 13: every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
-        self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit)
+        self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit,
+                                        [settings.api_key or ""])
                             if journal is not None else None)
 
     # -- the loop ---------------------------------------------------------------------------

@@ -147,3 +147,26 @@ def test_snapshots_leave_the_users_index_alone_even_with_staged_changes(tmp_path
     checkpoints.apply_undo(checkpoints.plan_undo())
     assert (ws / "t.txt").read_text() == "3\n"  # the work tree's version, not the staged or committed one
     assert _git(ws, "diff", "--cached", "--name-only") == "t.txt\n"  # still staged as the user left it
+
+
+def test_credentials_and_the_key_never_reach_the_session_folder(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    key = "sk-test-never-stored-123456"
+    (ws / ".env").write_text(f"DEEPSEEK_API_KEY={key}\n")
+    (ws / "notes.txt").write_text(f"the key is {key}\n")
+    folder = tmp_path / "sessions" / "k"
+    folder.mkdir(parents=True)
+    records: list[dict[str, Any]] = []
+    checkpoints = Checkpoints(folder, ws, records.append, lambda event, data: None, [key])
+    checkpoints.begin_turn("tidy")
+    with checkpoints.command("rm .env notes.txt"):
+        _sh("rm .env notes.txt", ws)
+    checkpoints.file_changed("write_file", "config.txt", f"old {key}".encode(), b"new")
+    stored = b"".join(f.read_bytes() for f in folder.rglob("*") if f.is_file())
+    assert key.encode() not in stored
+    whys = {c["path"]: c.get("why", "") for r in records for c in r["changes"]}
+    assert "credential" in whys[".env"] and "API key" in whys["notes.txt"] and "API key" in whys["config.txt"]
+    plan = checkpoints.plan_undo()
+    assert [p for p, _ in plan.cannot] == [".env", "config.txt", "notes.txt"]

@@ -40,11 +40,12 @@ def _undo(agent: Any, arg: str) -> str:
     if not plan.turns:
         return "Nothing to undo: the agent has not changed any file (or it was all undone already)."
     named = "; ".join(f"“{p[:60]}”" for p in plan.prompts if p) or f"turn(s) {plan.turns}"
-    if not plan.restores:
+    if not plan.restores:  # the turns are marked undone all the same: the next /undo goes further back
         checkpoints.apply_undo(plan)
-        return f"Nothing to restore for {named}: the files are already as they were." + (
-            "\n" + plan.describe() if plan.cannot else "")
-    question = f"undo {named}, changing these files:\n{plan.describe()}\n"
+        if plan.cannot:
+            return f"Nothing can be restored for {named}:\n{plan.describe()}"
+        return f"Nothing to restore for {named}: the files are already as they were."
+    question = f"undo {named}, changing these files:\n{plan.describe()}"
     refusal = agent.approve(question, "files are put back as they were before; what the agent wrote is lost")
     if refusal is not None:
         return f"Undo cancelled ({refusal}); nothing was changed."

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.secrets import scrub_env
+from core.tools.safety import is_credential_path
 
-MAX_FILE_BYTES = 20 * 1024 * 1024  # bigger untracked or changed files are not snapshotted
+MAX_FILE_BYTES = 20 * 1024 * 1024  # bigger untracked or changed files are not snapshotted (nor credentials)
 FAST_IMPORT_FROM = 200  # files to hash at once from which one pack beats loose objects
 
 
@@ -90,7 +91,7 @@ class GitSnapshots:
                 links.append(path)
             elif not stat.S_ISREG(info.st_mode):
                 continue
-            elif info.st_size > MAX_FILE_BYTES:
+            elif info.st_size > MAX_FILE_BYTES or is_credential_path(path):
                 skipped[path[len(self.prefix):]] = (info.st_size, info.st_mtime_ns)
                 gone.append(path)  # not in the snapshot: an earlier version must not pass for it
             else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,12 @@ from core.checkpoints.gitsnap import GitError, GitSnapshots
 from core.checkpoints.scan import compare, scan
 from core.checkpoints.store import BlobStore, digest
 from core.events import Emit
+from core.tools.safety import is_credential_path
 
 UNKNOWN = "?"  # a previous content the agent does not have
+OUTSIDE_GIT = "changed by a command outside git; its previous content was not kept"
+LEFT_OUT = "left out of the snapshot (over 20 MB, or a credential file)"
+TOO_MANY = "the command changed too many files or bytes for all of them to be kept"
 MAX_COMMAND_PATHS = 2000  # files one command may change and still have their previous bytes kept
 MAX_COMMAND_BYTES = 200 * 1024 * 1024
 CHECKPOINT = "checkpoint"  # the journal record kind and the event name
@@ -40,6 +44,7 @@ class Change:
     path: str  # workspace-relative, POSIX
     before: str | None  # SHA-256 in the blob store; None: the file did not exist; UNKNOWN: not kept
     after: str | None  # what the agent left: SHA-256, None (deleted) or "stat:<size>:<mtime_ns>"
+    why: str = ""  # why the previous content was not kept, when it was not
 
 
 @dataclass
@@ -54,11 +59,13 @@ class Checkpoint:
     def record(self) -> dict[str, Any]:
         return {"kind": CHECKPOINT, "turn": self.turn, "source": self.source, "command": self.command,
                 "prompt": self.prompt, "note": self.note,
-                "changes": [{"path": c.path, "before": c.before, "after": c.after} for c in self.changes]}
+                "changes": [{"path": c.path, "before": c.before, "after": c.after, **({"why": c.why} if c.why else {})}
+                            for c in self.changes]}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Checkpoint:
-        changes = [Change(str(c["path"]), c.get("before"), c.get("after")) for c in record.get("changes", [])]
+        changes = [Change(str(c["path"]), c.get("before"), c.get("after"), str(c.get("why", "")))
+                   for c in record.get("changes", [])]
         return cls(int(record["turn"]), str(record.get("source", "")), changes, str(record.get("command", "")),
                    str(record.get("prompt", "")), str(record.get("note", "")))
 
@@ -93,11 +100,12 @@ class Checkpoints:
     """One session's checkpoints. `write` appends a record to the session journal."""
 
     def __init__(self, folder: Path, workspace: Path, write: Callable[[dict[str, Any]], None],
-                 emit: Emit) -> None:
+                 emit: Emit, secrets: Sequence[str] = ()) -> None:
         self.folder = folder
         self.workspace = workspace.resolve()
         self._write = write
         self._emit = emit
+        self._secrets = [s for s in secrets if s]
         self.store = BlobStore(folder / "checkpoints" / "blobs")
         self.checkpoints: list[Checkpoint] = []
         self.undone: set[int] = set()
@@ -135,8 +143,16 @@ class Checkpoints:
 
     def file_changed(self, source: str, rel: str, before: bytes | None, after: bytes) -> None:
         """A file tool replaced `rel`'s content `before` (None: it did not exist) with `after`."""
-        change = Change(rel, self.store.put(before) if before is not None else None, digest(after))
-        self._add(Checkpoint(self.turn, source, [change]))
+        sha, why = self._keep(rel, before) if before is not None else (None, "")
+        self._add(Checkpoint(self.turn, source, [Change(rel, sha, digest(after), why)]))
+
+    def _keep(self, rel: str, data: bytes) -> tuple[str, str]:
+        """Store a previous content; credentials and the API key never go into the session folder."""
+        if is_credential_path(rel):
+            return UNKNOWN, "a credential file: its content is not copied into the session folder"
+        if any(secret.encode() in data for secret in self._secrets):
+            return UNKNOWN, "it holds the API key, which is never copied into the session folder"
+        return self.store.put(data), ""
 
     @contextlib.contextmanager
     def command(self, command: str) -> Iterator[None]:
@@ -164,30 +180,31 @@ class Checkpoints:
         changes, kept = [], 0
         for rel in changed:
             data = old.get(rel, UNKNOWN)
-            if isinstance(data, bytes):
+            if isinstance(data, bytes) and kept + len(data) <= MAX_COMMAND_BYTES:
                 kept += len(data)
-                sha = self.store.put(data) if kept <= MAX_COMMAND_BYTES else UNKNOWN
+                sha, why = self._keep(rel, data)
+            elif isinstance(data, bytes) or data == UNKNOWN:
+                sha, why = UNKNOWN, TOO_MANY
+            elif rel in before.skipped:
+                sha, why = UNKNOWN, LEFT_OUT
             else:
-                sha = UNKNOWN if data == UNKNOWN or rel in before.skipped else None
-            changes.append(Change(rel, sha, self._current_sha(rel)))
-        for rel in sorted(set(before.skipped) | set(after.skipped)):  # too big to snapshot: only named
+                sha, why = None, ""  # the command created it
+            changes.append(Change(rel, sha, self._current_sha(rel), why))
+        for rel in sorted(set(before.skipped) | set(after.skipped)):  # left out of both trees: only named
             if before.skipped.get(rel) != after.skipped.get(rel) and rel not in changed:
-                changes.append(Change(rel, UNKNOWN if rel in before.skipped else None, self._stat_state(rel)))
+                existed = rel in before.skipped
+                changes.append(Change(rel, UNKNOWN if existed else None, self._stat_state(rel),
+                                      LEFT_OUT if existed else ""))
         if changes:
-            skipped = [c.path for c in changes if c.before == UNKNOWN]
-            note = f"previous content not kept (too big or too many files): {', '.join(skipped[:10])}" \
-                if skipped else ""
-            self._add(Checkpoint(self.turn, "run_shell", changes, command, note=note))
+            self._add(Checkpoint(self.turn, "run_shell", changes, command))
 
     def _after_scan(self, command: str, start: Any) -> None:
         found = compare(start, scan(self.workspace))
         changes = [Change(p, None, self._stat_state(p)) for p in found.created]
-        changes += [Change(p, UNKNOWN, self._stat_state(p)) for p in found.changed]
-        changes += [Change(p, UNKNOWN, None) for p in found.deleted]
+        changes += [Change(p, UNKNOWN, self._stat_state(p), OUTSIDE_GIT) for p in found.changed]
+        changes += [Change(p, UNKNOWN, None, OUTSIDE_GIT) for p in found.deleted]
         if changes or not found.complete:
-            note = "not a git work tree: the previous content of files a command changes or deletes is not kept"
-            if not found.complete:
-                note += "; the workspace is too big to scan whole, so some changes may be missed"
+            note = "" if found.complete else "the workspace is too big to scan whole: some changes may be missed"
             self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command, note=note))
 
     def _snapshots(self) -> GitSnapshots | None:
@@ -256,7 +273,7 @@ class Checkpoints:
         for rel in sorted(first):
             target = first[rel].before
             if target == UNKNOWN:
-                plan.cannot.append((rel, "changed by a command outside git; its previous content was not kept"))
+                plan.cannot.append((rel, first[rel].why or "its previous content was not kept"))
                 continue
             data = None if target is None else self.store.get(target)
             if target is not None and data is None:
@@ -315,7 +332,7 @@ class Checkpoints:
         for rel in sorted(first):
             before = first[rel].before
             if before == UNKNOWN:
-                parts.append(f"{rel}: changed by a command; its previous content was not kept")
+                parts.append(f"{rel}: {first[rel].why or 'its previous content was not kept'}")
                 continue
             old = self.store.get(before) if before is not None else None
             text = unified(rel, old, self._read(rel))
