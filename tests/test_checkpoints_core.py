@@ -170,3 +170,18 @@ def test_credentials_and_the_key_never_reach_the_session_folder(tmp_path: Path) 
     assert "credential" in whys[".env"] and "API key" in whys["notes.txt"] and "API key" in whys["config.txt"]
     plan = checkpoints.plan_undo()
     assert [p for p, _ in plan.cannot] == [".env", "config.txt", "notes.txt"]
+
+
+def test_an_interrupted_command_is_recorded_up_to_where_it_stopped(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    (ws / "a.txt").write_text("a\n")
+    checkpoints, records = _checkpoints(tmp_path, ws)
+    checkpoints.begin_turn("x")
+    with pytest.raises(KeyboardInterrupt), checkpoints.command("rm a.txt; sleep 60"):
+        os.remove(ws / "a.txt")
+        raise KeyboardInterrupt
+    assert [c["path"] for c in records[0]["changes"]] == ["a.txt"]
+    checkpoints.apply_undo(checkpoints.plan_undo())
+    assert (ws / "a.txt").read_text() == "a\n"

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from core.checkpoints.diff import unified
-from core.checkpoints.gitsnap import GitError, GitSnapshots
-from core.checkpoints.scan import compare, scan
+from core.checkpoints.gitsnap import GitError, GitSnapshots, Snapshot
+from core.checkpoints.scan import Scan, compare, scan
 from core.checkpoints.store import BlobStore, digest
 from core.events import Emit
 from core.tools.safety import is_credential_path
@@ -143,6 +143,8 @@ class Checkpoints:
 
     def file_changed(self, source: str, rel: str, before: bytes | None, after: bytes) -> None:
         """A file tool replaced `rel`'s content `before` (None: it did not exist) with `after`."""
+        if before == after:
+            return
         sha, why = self._keep(rel, before) if before is not None else (None, "")
         self._add(Checkpoint(self.turn, source, [Change(rel, sha, digest(after), why)]))
 
@@ -156,20 +158,25 @@ class Checkpoints:
 
     @contextlib.contextmanager
     def command(self, command: str) -> Iterator[None]:
-        """Around one shell command: find out what it changed and keep what can be kept."""
+        """Around one shell command: find out what it changed and keep what can be kept (also when
+        the command was interrupted: what it did before that is recorded too)."""
         git = self._snapshots()
+        before: Snapshot | None = None
         if git is not None:
             try:
                 before = git.snapshot()
             except (GitError, OSError) as exc:
                 self._emit("notice", {"kind": "warning", "message": f"no snapshot before this command ({exc})"})
-                git = None
-        if git is None:
-            start = scan(self.workspace)
+        start = scan(self.workspace) if before is None else None
+        try:
             yield
-            self._after_scan(command, start)
-            return
-        yield
+        finally:
+            if git is not None and before is not None:
+                self._after_snapshot(git, before, command)
+            elif start is not None:
+                self._after_scan(command, start)
+
+    def _after_snapshot(self, git: GitSnapshots, before: Snapshot, command: str) -> None:
         try:
             after = git.snapshot()
             changed = git.changed(before.tree, after.tree)
@@ -198,7 +205,7 @@ class Checkpoints:
         if changes:
             self._add(Checkpoint(self.turn, "run_shell", changes, command))
 
-    def _after_scan(self, command: str, start: Any) -> None:
+    def _after_scan(self, command: str, start: Scan) -> None:
         found = compare(start, scan(self.workspace))
         changes = [Change(p, None, self._stat_state(p)) for p in found.created]
         changes += [Change(p, UNKNOWN, self._stat_state(p), OUTSIDE_GIT) for p in found.changed]
