@@ -88,7 +88,7 @@ def test_undo_after_resume_puts_the_turns_files_back(tmp_path: Path, git: bool) 
         assert _user_git_state(ws) == state
     else:
         assert not (ws / "third.bin").exists()
-        assert "Restored 2 file(s)" in err and "Not restored: third.bin (changed by a command outside git" in err
+        assert "Restored 2 file(s)" in err and "Not restored: third.bin (deleted by a command outside git" in err
     assert "Nothing to undo" in err  # the second /undo: that turn is undone already
     assert server.requests == []  # /diff and /undo never talk to the model
 

@@ -30,7 +30,7 @@ from core.events import Emit
 from core.tools.safety import is_credential_path
 
 UNKNOWN = "?"  # a previous content the agent does not have
-OUTSIDE_GIT = "changed by a command outside git; its previous content was not kept"
+OUTSIDE_GIT = "{} by a command outside git, where its previous content cannot be kept"
 LEFT_OUT = "left out of the snapshot (over 20 MB, or a credential file)"
 TOO_MANY = "the command changed too many files or bytes for all of them to be kept"
 MAX_COMMAND_PATHS = 2000  # files one command may change and still have their previous bytes kept
@@ -208,8 +208,8 @@ class Checkpoints:
     def _after_scan(self, command: str, start: Scan) -> None:
         found = compare(start, scan(self.workspace))
         changes = [Change(p, None, self._stat_state(p)) for p in found.created]
-        changes += [Change(p, UNKNOWN, self._stat_state(p), OUTSIDE_GIT) for p in found.changed]
-        changes += [Change(p, UNKNOWN, None, OUTSIDE_GIT) for p in found.deleted]
+        changes += [Change(p, UNKNOWN, self._stat_state(p), OUTSIDE_GIT.format("changed")) for p in found.changed]
+        changes += [Change(p, UNKNOWN, None, OUTSIDE_GIT.format("deleted")) for p in found.deleted]
         if changes or not found.complete:
             note = "" if found.complete else "the workspace is too big to scan whole: some changes may be missed"
             self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command, note=note))
