@@ -178,6 +178,8 @@ def load(folder: Path) -> Loaded:
         elif kind == "compaction":
             loaded.compactions.append(record)
             loaded.events.append((len(loaded.items), record))
+        elif kind in ("checkpoint", "undo"):  # workspace checkpoints: core/checkpoints reads them itself
+            continue
         else:
             try:
                 loaded.items.append(item_from_record(record))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
 from core.events import Emit
 from core.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
@@ -89,7 +90,9 @@ def format_sessions(settings: Settings, limit: int = 30) -> str:
     lines = [f"Sessions in {root} (newest first):"]
     for info in sessions[:limit]:
         prompt = info.first_prompt[:70] + ("…" if len(info.first_prompt) > 70 else "")
-        lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}  {prompt}")
+        kept = session_checkpoints_size(info.folder)  # issue 13: what /undo keeps, part of the size
+        extra = f" (checkpoints {_size(kept)})" if kept else ""
+        lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}{extra}  {prompt}")
     if len(sessions) > limit:
         lines.append(f"  … and {len(sessions) - limit} older")
     lines.append("Resume one with --resume ID (or --resume for the latest).")

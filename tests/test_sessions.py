@@ -81,7 +81,9 @@ def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder) -> Agent:
 
 def test_cancel_during_a_stream_closes_it_fast_and_keeps_the_partial_text(tmp_path: Path) -> None:
     recorder = Recorder()
-    slow = Reply(text_events("one two three four five six", chunks=6), delay=1.0)
+    # The stream stalls for 30 s after its first words: closing it "fast" means well under that, and
+    # the bound below is generous enough for a loaded 2-core machine.
+    slow = Reply(text_events("one two three four five six", chunks=6), pause_at=3, pause=30.0)
     with ScriptedServer([slow, Reply(text_events("next answer"))]) as server:
         agent = _agent(server, tmp_path, recorder)
         cancel = Cancel()
@@ -94,7 +96,7 @@ def test_cancel_during_a_stream_closes_it_fast_and_keeps_the_partial_text(tmp_pa
         cancel.cancel()
         worker.join(5)
         elapsed = time.monotonic() - start
-        assert elapsed < 0.2, elapsed
+        assert elapsed < 3, elapsed
         assert outcome[0].status == "aborted" and recorder.of("aborted")
         partial = [i for i in agent.history if isinstance(i, AssistantMessage)]
         assert partial and partial[0].status == "interrupted" and partial[0].text
@@ -171,7 +173,8 @@ def test_kill_9_during_a_tool_run_then_resume_loses_nothing(tmp_path: Path) -> N
         proc.kill()
         proc.wait()
         kinds = [r["kind"] for r in _journal_records(tmp_path) if r["kind"] != "usage"]
-        assert kinds == ["session", "user", "reasoning", "function_call", "function_call", "function_call_output"]
+        assert kinds == ["session", "user", "reasoning", "function_call", "function_call", "checkpoint",
+                         "function_call_output"]  # the write_file checkpoint comes before its output
         done = run_agent(["--resume", "--one", "go on"], server.url, tmp_path)
     assert done.returncode == 0 and done.stdout.decode() == "resumed fine\n"
     request = server.requests[-1]["input"]
@@ -258,7 +261,7 @@ def test_cancel_while_waiting_for_the_response_headers_is_immediate(tmp_path: Pa
         start = time.monotonic()
         cancel.cancel()
         worker.join(5)
-        assert time.monotonic() - start < 0.5
+        assert time.monotonic() - start < 3  # the server would answer after 8 s
     assert outcome[0].status == "aborted"
 
 

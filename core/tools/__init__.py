@@ -103,7 +103,11 @@ def run_tool(call: FunctionCall, ctx: ToolContext, refusal: str | None = None) -
     else:
         try:
             args = parse_arguments(call.arguments, tool)
-            result = tool.handler(args, ctx)
+            if tool.name == "run_shell" and ctx.checkpoints is not None:
+                with ctx.checkpoints.command(args["command"]):  # what the command changes can be undone
+                    result = tool.handler(args, ctx)
+            else:
+                result = tool.handler(args, ctx)
         except ToolError as exc:
             result = ToolResult(f"error: {exc}", status="error")
         except (OSError, UnicodeError) as exc:
