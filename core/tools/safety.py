@@ -218,12 +218,15 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str
     flag = _INTERPRETERS.get(re.sub(r"[\d.]+$", "", base) or base, _INTERPRETERS.get(base, "-c"))
     values = [_value(w, state) for w in args]
     for index, value in enumerate(values):
-        if value in (flag, "-e", "-E", "--eval", "-p", "--print") or (value and value.startswith(flag) and
-                                                                       len(value) > len(flag) and flag == "-c"):
-            code = value[len(flag):] if value and len(value) > len(flag) else \
-                (values[index + 1] if index + 1 < len(values) else "")
-            if code is None:
-                return f"a {base} one-liner that is only known when it runs"
+        if value in (flag, "-e", "-E", "--eval", "-p", "--print"):
+            code = values[index + 1] if index + 1 < len(values) else ""
+        elif value and flag == "-c" and value.startswith("-c"):
+            code = value[2:]  # python -c'code'
+        else:
+            code = ""
+        if code is None:
+            return f"a {base} one-liner that is only known when it runs"
+        if code:
             return _code(base, code)
         if value == "-m":
             return None
