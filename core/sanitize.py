@@ -39,8 +39,6 @@ def defuse(text: str, *, output: bool = False) -> str:
     """`text` with every control character made visible; `output=True` first drops the colour and
     cursor sequences of command output and resolves its `\\r` redraws (nothing is forged by them
     once they are gone)."""
-    if "\r\n" in text:
-        text = text.replace("\r\n", "\n")  # a Windows line end is a line end, not a redraw
     if output:
         text = strip_ansi(text)
         if "\r" in text:

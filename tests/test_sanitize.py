@@ -14,10 +14,6 @@ def test_control_and_escape_sequences_become_visible_text() -> None:
     assert not any(ord(c) < 0x20 and c not in "\t\n" for c in out)
 
 
-def test_windows_line_ends_are_line_ends() -> None:
-    assert defuse("one\r\ntwo\rthree") == "one\ntwo\\rthree"
-
-
 def test_command_output_loses_its_formatting_but_not_its_text() -> None:
     assert defuse("\x1b[32mPASSED\x1b[0m\n 10%\r 100%\n你好\x1b[8m", output=True) == "PASSED\n 100%\n你好"
 
