@@ -198,7 +198,9 @@ class Agent:
         if result.usage is not None:
             self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
                            result.usage.reasoning_tokens)
-        self._journal({"kind": "compaction", "text": result.text, "request_items": len(items)})
+        self._journal({"kind": "compaction", "text": result.text, "request_items": len(items),
+                       "manual": self.context.compacting_now,  # replayed on resume: ContextManager.restore
+                       "usage": result.usage.__dict__ if result.usage is not None else None})
         return result.text
 
     # -- /context and /compact ---------------------------------------------------------------

@@ -23,7 +23,7 @@ def make_folder(path: Path) -> None:
         os.chmod(path, 0o700)
 
 
-def open_file(path: Path, mode: str = "ab", exclusive: bool = False) -> BinaryIO:
+def open_file(path: Path, mode: str = "ab", exclusive: bool = False, buffering: int = -1) -> BinaryIO:
     """Open `path` for writing ("ab" or "a+b"), creating it 0600; `exclusive` fails if it exists."""
     flags = os.O_CREAT | os.O_APPEND | (os.O_RDWR if "+" in mode else os.O_WRONLY) | getattr(os, "O_BINARY", 0)
     if exclusive:
@@ -32,7 +32,7 @@ def open_file(path: Path, mode: str = "ab", exclusive: bool = False) -> BinaryIO
     try:
         if POSIX:
             os.fchmod(fd, 0o600)  # an older file may have been created with the default mode
-        return os.fdopen(fd, mode)
+        return os.fdopen(fd, mode, buffering=buffering)
     except BaseException:
         os.close(fd)
         raise
