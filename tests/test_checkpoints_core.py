@@ -185,3 +185,15 @@ def test_an_interrupted_command_is_recorded_up_to_where_it_stopped(tmp_path: Pat
     assert [c["path"] for c in records[0]["changes"]] == ["a.txt"]
     checkpoints.apply_undo(checkpoints.plan_undo())
     assert (ws / "a.txt").read_text() == "a\n"
+
+
+def test_a_store_that_cannot_be_written_costs_the_undo_not_the_change(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    checkpoints, records = _checkpoints(tmp_path, ws)
+    checkpoints.store.root.parent.mkdir(parents=True)
+    checkpoints.store.root.write_text("a file where the blob folder should be")
+    checkpoints.begin_turn("x")
+    checkpoints.file_changed("write_file", "a.txt", b"old", b"new")
+    (change,) = records[0]["changes"]
+    assert change["before"] == "?" and "could not be saved" in change["why"]

@@ -154,7 +154,12 @@ class Checkpoints:
             return UNKNOWN, "a credential file: its content is not copied into the session folder"
         if any(secret.encode() in data for secret in self._secrets):
             return UNKNOWN, "it holds the API key, which is never copied into the session folder"
-        return self.store.put(data), ""
+        try:
+            return self.store.put(data), ""
+        except OSError as exc:  # the change itself stands; only its undo is lost, and the user is told
+            why = f"its previous content could not be saved ({exc.strerror or exc})"
+            self._emit("notice", {"kind": "warning", "message": f"{rel}: {why}"})
+            return UNKNOWN, why
 
     @contextlib.contextmanager
     def command(self, command: str) -> Iterator[None]:
@@ -171,10 +176,14 @@ class Checkpoints:
         try:
             yield
         finally:
-            if git is not None and before is not None:
-                self._after_snapshot(git, before, command)
-            elif start is not None:
-                self._after_scan(command, start)
+            try:
+                if git is not None and before is not None:
+                    self._after_snapshot(git, before, command)
+                elif start is not None:
+                    self._after_scan(command, start)
+            except Exception as exc:  # a fault here must not cost the command's result
+                self._emit("notice", {"kind": "warning", "message": f"what this command changed was not "
+                                      f"recorded ({type(exc).__name__}: {exc}); /undo cannot restore it"})
 
     def _after_snapshot(self, git: GitSnapshots, before: Snapshot, command: str) -> None:
         try:
