@@ -170,7 +170,7 @@ class Checkpoints:
         if git is not None:
             try:
                 before = git.snapshot()
-            except (GitError, OSError) as exc:
+            except Exception as exc:  # git failing must not stop the command: fall back to the scan
                 self._emit("notice", {"kind": "warning", "message": f"no snapshot before this command ({exc})"})
         start = scan(self.workspace) if before is None else None
         try:
