@@ -197,3 +197,19 @@ def test_a_store_that_cannot_be_written_costs_the_undo_not_the_change(tmp_path: 
     checkpoints.file_changed("write_file", "a.txt", b"old", b"new")
     (change,) = records[0]["changes"]
     assert change["before"] == "?" and "could not be saved" in change["why"]
+
+
+def test_a_session_resumed_in_another_folder_never_undoes_there(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "a.txt").write_text("original\n")
+    checkpoints, _ = _checkpoints(tmp_path, first)
+    checkpoints.begin_turn("edit")
+    checkpoints.file_changed("write_file", "a.txt", b"original\n", b"agent\n")
+    (first / "a.txt").write_text("agent\n")
+    elsewhere, _ = _checkpoints(tmp_path, second)  # the same session, resumed in another folder
+    assert elsewhere.undoable_turns() == [] and elsewhere.elsewhere == {str(first.resolve())}
+    assert elsewhere.begin_turn("next") == [] and elsewhere.turn == 2
+    again, _ = _checkpoints(tmp_path, first)
+    assert again.undoable_turns() == [1]

@@ -55,10 +55,11 @@ class Checkpoint:
     command: str = ""
     prompt: str = ""  # the turn's task, to name the turn in /undo
     note: str = ""  # what could not be kept, in words
+    workspace: str = ""  # the folder the paths are relative to
 
     def record(self) -> dict[str, Any]:
         return {"kind": CHECKPOINT, "turn": self.turn, "source": self.source, "command": self.command,
-                "prompt": self.prompt, "note": self.note,
+                "prompt": self.prompt, "note": self.note, "workspace": self.workspace,
                 "changes": [{"path": c.path, "before": c.before, "after": c.after, **({"why": c.why} if c.why else {})}
                             for c in self.changes]}
 
@@ -67,7 +68,7 @@ class Checkpoint:
         changes = [Change(str(c["path"]), c.get("before"), c.get("after"), str(c.get("why", "")))
                    for c in record.get("changes", [])]
         return cls(int(record["turn"]), str(record.get("source", "")), changes, str(record.get("command", "")),
-                   str(record.get("prompt", "")), str(record.get("note", "")))
+                   str(record.get("prompt", "")), str(record.get("note", "")), str(record.get("workspace", "")))
 
 
 @dataclass
@@ -108,6 +109,7 @@ class Checkpoints:
         self._secrets = [s for s in secrets if s]
         self.store = BlobStore(folder / "checkpoints" / "blobs")
         self.checkpoints: list[Checkpoint] = []
+        self.elsewhere: set[str] = set()  # workspaces of a resumed session's earlier turns, when not this one
         self.undone: set[int] = set()
         self.turn = 0
         self._prompt = ""
@@ -126,12 +128,17 @@ class Checkpoints:
                 try:
                     record = json.loads(raw)
                     if record.get("kind") == CHECKPOINT:
-                        self.checkpoints.append(Checkpoint.from_record(record))
+                        checkpoint = Checkpoint.from_record(record)
+                        if checkpoint.workspace and Path(checkpoint.workspace) != self.workspace:
+                            self.elsewhere.add(checkpoint.workspace)  # its paths mean other files here
+                            self.turn = max(self.turn, checkpoint.turn)
+                            continue
+                        self.checkpoints.append(checkpoint)
                     elif record.get("kind") == UNDO:
                         self.undone.update(int(t) for t in record.get("turns", []))
                 except (ValueError, KeyError, TypeError, AttributeError):
                     continue  # a damaged line: the journal loader reports those
-        self.turn = max([c.turn for c in self.checkpoints] + list(self.undone) + [0])
+        self.turn = max([c.turn for c in self.checkpoints] + list(self.undone) + [self.turn])
 
     # -- recording ---------------------------------------------------------------------------
     def begin_turn(self, prompt: str) -> list[str]:
@@ -233,6 +240,7 @@ class Checkpoints:
             return
         if not any(c.turn == checkpoint.turn for c in self.checkpoints):
             checkpoint.prompt = self._prompt
+        checkpoint.workspace = str(self.workspace)
         self.checkpoints.append(checkpoint)
         self._write(checkpoint.record())
         self._emit(CHECKPOINT, {"turn": checkpoint.turn, "source": checkpoint.source,
