@@ -213,3 +213,24 @@ def test_a_session_resumed_in_another_folder_never_undoes_there(tmp_path: Path) 
     assert elsewhere.begin_turn("next") == [] and elsewhere.turn == 2
     again, _ = _checkpoints(tmp_path, first)
     assert again.undoable_turns() == [1]
+
+
+def test_a_folder_too_big_to_scan_is_said_once_and_what_was_seen_is_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.checkpoints import scan as scanning
+
+    monkeypatch.setattr(scanning, "MAX_SCAN_ENTRIES", 3)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for name in "abcde":
+        (ws / f"{name}.txt").write_text(name)
+    events: list[tuple[str, dict[str, Any]]] = []
+    folder = tmp_path / "sessions" / "big"
+    folder.mkdir(parents=True)
+    checkpoints = Checkpoints(folder, ws, lambda record: None, lambda e, d: events.append((e, d)))
+    checkpoints.begin_turn("x")
+    for _ in range(2):
+        with checkpoints.command("true"):
+            pass
+    notices = [d["message"] for e, d in events if e == "notice"]
+    assert len(notices) == 1 and "only partly tracked" in notices[0] and "3 files" in notices[0]

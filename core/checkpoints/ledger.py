@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.checkpoints import scan as scanning
 from core.checkpoints.diff import unified
 from core.checkpoints.gitsnap import GitError, GitSnapshots, Snapshot
-from core.checkpoints.scan import Scan, compare, scan
 from core.checkpoints.store import BlobStore, digest
 from core.events import Emit
 from core.tools.safety import is_credential_path
@@ -54,12 +54,11 @@ class Checkpoint:
     changes: list[Change]
     command: str = ""
     prompt: str = ""  # the turn's task, to name the turn in /undo
-    note: str = ""  # what could not be kept, in words
     workspace: str = ""  # the folder the paths are relative to
 
     def record(self) -> dict[str, Any]:
         return {"kind": CHECKPOINT, "turn": self.turn, "source": self.source, "command": self.command,
-                "prompt": self.prompt, "note": self.note, "workspace": self.workspace,
+                "prompt": self.prompt, "workspace": self.workspace,
                 "changes": [{"path": c.path, "before": c.before, "after": c.after, **({"why": c.why} if c.why else {})}
                             for c in self.changes]}
 
@@ -68,7 +67,7 @@ class Checkpoint:
         changes = [Change(str(c["path"]), c.get("before"), c.get("after"), str(c.get("why", "")))
                    for c in record.get("changes", [])]
         return cls(int(record["turn"]), str(record.get("source", "")), changes, str(record.get("command", "")),
-                   str(record.get("prompt", "")), str(record.get("note", "")), str(record.get("workspace", "")))
+                   str(record.get("prompt", "")), str(record.get("workspace", "")))
 
 
 @dataclass
@@ -115,6 +114,7 @@ class Checkpoints:
         self._prompt = ""
         self._notes: list[str] = []
         self._git: GitSnapshots | bool | None = False  # False: not looked for yet
+        self._said_incomplete = False
         self._load(folder / "journal.jsonl")
 
     def _load(self, journal: Path) -> None:
@@ -179,7 +179,7 @@ class Checkpoints:
                 before = git.snapshot()
             except Exception as exc:  # git failing must not stop the command: fall back to the scan
                 self._emit("notice", {"kind": "warning", "message": f"no snapshot before this command ({exc})"})
-        start = scan(self.workspace) if before is None else None
+        start = scanning.scan(self.workspace) if before is None else None
         try:
             yield
         finally:
@@ -221,14 +221,18 @@ class Checkpoints:
         if changes:
             self._add(Checkpoint(self.turn, "run_shell", changes, command))
 
-    def _after_scan(self, command: str, start: Scan) -> None:
-        found = compare(start, scan(self.workspace))
+    def _after_scan(self, command: str, start: scanning.Scan) -> None:
+        found = scanning.compare(start, scanning.scan(self.workspace))
         changes = [Change(p, None, self._stat_state(p)) for p in found.created]
         changes += [Change(p, UNKNOWN, self._stat_state(p), OUTSIDE_GIT.format("changed")) for p in found.changed]
         changes += [Change(p, UNKNOWN, None, OUTSIDE_GIT.format("deleted")) for p in found.deleted]
-        if changes or not found.complete:
-            note = "" if found.complete else "the workspace is too big to scan whole: some changes may be missed"
-            self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command, note=note))
+        if not found.complete and not self._said_incomplete:
+            self._said_incomplete = True
+            self._emit("notice", {"kind": "warning", "message": f"the workspace has over "
+                                  f"{scanning.MAX_SCAN_ENTRIES:,} files and is not a git work tree: what "
+                                  "commands change is only partly tracked"})
+        if changes:
+            self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command))
 
     def _snapshots(self) -> GitSnapshots | None:
         if self._git is False:
@@ -236,7 +240,7 @@ class Checkpoints:
         return self._git or None
 
     def _add(self, checkpoint: Checkpoint) -> None:
-        if not checkpoint.changes and not checkpoint.note:
+        if not checkpoint.changes:
             return
         if not any(c.turn == checkpoint.turn for c in self.checkpoints):
             checkpoint.prompt = self._prompt
@@ -245,8 +249,7 @@ class Checkpoints:
         self._write(checkpoint.record())
         self._emit(CHECKPOINT, {"turn": checkpoint.turn, "source": checkpoint.source,
                                 "paths": [c.path for c in checkpoint.changes],
-                                "not_restorable": [c.path for c in checkpoint.changes if c.before == UNKNOWN],
-                                "note": checkpoint.note})
+                                "not_restorable": [c.path for c in checkpoint.changes if c.before == UNKNOWN]})
 
     # -- the workspace now -------------------------------------------------------------------
     def _file(self, rel: str) -> Path:

@@ -35,8 +35,10 @@ class ScanChanges:
         return sorted(self.created + self.changed + self.deleted)
 
 
-def scan(root: Path, limit: int = MAX_SCAN_ENTRIES) -> Scan:
-    """Size and mtime of every file under `root`, skipping SKIP_DIRS and symlinked folders."""
+def scan(root: Path, limit: int | None = None) -> Scan:
+    """Size and mtime of every file under `root` (at most `limit`, MAX_SCAN_ENTRIES by default),
+    skipping SKIP_DIRS and symlinked folders."""
+    limit = limit or MAX_SCAN_ENTRIES
     result = Scan()
     stack = [(str(root), "")]
     while stack:
