@@ -234,3 +234,21 @@ def test_a_folder_too_big_to_scan_is_said_once_and_what_was_seen_is_recorded(
             pass
     notices = [d["message"] for e, d in events if e == "notice"]
     assert len(notices) == 1 and "only partly tracked" in notices[0] and "3 files" in notices[0]
+
+
+def test_chinese_names_with_spaces_come_back_from_a_snapshot(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    (ws / "笔记 一.txt").write_bytes("你好\r\n".encode())
+    _git(ws, "add", ".")
+    _git(ws, "commit", "-qm", "c")
+    (ws / "新 文件.txt").write_bytes(b"untracked \xff\n")
+    checkpoints, records = _checkpoints(tmp_path, ws)
+    checkpoints.begin_turn("删除")
+    with checkpoints.command("rm *.txt"):
+        _sh("rm *.txt", ws)
+    assert [c["path"] for c in records[0]["changes"]] == ["新 文件.txt", "笔记 一.txt"]
+    checkpoints.apply_undo(checkpoints.plan_undo())
+    assert (ws / "笔记 一.txt").read_bytes() == "你好\r\n".encode()
+    assert (ws / "新 文件.txt").read_bytes() == b"untracked \xff\n"
