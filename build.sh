@@ -115,13 +115,13 @@ ensure_wine() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine wine64 >/dev/null
   fi
   mkdir -p "$WINEPREFIX"
-  # A wineserver started inside a pipeline keeps that pipe open for good: start it (and the
-  # prefix's services) first, with no pipe attached. It stays up 5 minutes after its last client.
+  [ -f "$WINEPREFIX/system.reg" ] || log "creating the wine prefix $WINEPREFIX"
+  # A wineserver or service started inside a pipeline keeps that pipe open: start them first, with
+  # no pipe attached. The server stays up 5 minutes after its last client. Plain `wineboot` creates
+  # the prefix when missing and starts only the services not yet running (`wineboot -i` would start
+  # a second services.exe, and then every exe run waits 20 s for RpcSs).
   wineserver -p 300 </dev/null >/dev/null 2>&1 || true
-  if [ ! -f "$WINEPREFIX/system.reg" ]; then
-    log "creating the wine prefix $WINEPREFIX"
-  fi
-  wine wineboot -i </dev/null >/dev/null 2>&1 || true
+  wine wineboot </dev/null >/dev/null 2>&1 || true
 }
 
 ensure_windows_python() {
