@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.cancel import Cancel
+from core.checkpoints.commands import diff_text, undo_text
 from core.journal import JournalError
 from core.session import Session, SessionNotFound, format_sessions, open_session
 
@@ -54,6 +55,8 @@ COMMANDS: dict[str, tuple[Callable[[Session, str, Cancel], Reply], str]] = {
     "/help": (_help, "show this list"),
     "/context": (_context, "what the next request holds, by source, against the budget"),
     "/compact": (_compact, "summarise older turns now to free context"),
+    "/diff": (lambda s, a, c: Reply(diff_text(s.agent, a)), "what the agent changed: /diff (session), /diff last"),
+    "/undo": (lambda s, a, c: Reply(undo_text(s.agent, a)), "put files back as before the last turn: /undo [N]"),
     "/sessions": (_sessions, "list saved sessions"),
     "/resume": (_resume, "continue a saved session: /resume [ID] (latest without ID)"),
     "/exit": (_exit, "quit (Ctrl-D works too)"),

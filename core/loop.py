@@ -14,6 +14,7 @@ from pathlib import Path
 from core import events as ev
 from core.assembler import TurnResult, Usage
 from core.cancel import Cancel
+from core.checkpoints import Checkpoints
 from core.client import ResponsesClient
 from core.config import Settings
 from core.console import clean_text
@@ -77,10 +78,17 @@ class Agent:
         self._shaped: Shaped | None = None
         self._stuck = ""  # why the task must stop: the same failing output again and again
         self._journal_failed = False
+        # Issue 13: every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
+        self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit,
+                                        [settings.api_key or ""])
+                            if journal is not None else None)
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:
         cancel = self._cancel = cancel or Cancel()
+        if self.checkpoints is not None:  # issue 13: a new turn; tell the model what /undo reverted
+            for note in self.checkpoints.begin_turn(text):
+                self._record(UserMessage(note))
         self._record(UserMessage(text))
         try:
             outcome = self._steps(cancel)
@@ -137,7 +145,7 @@ class Agent:
         cap = self.context.settings.result_cap_tokens
         ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=self.emit,
                           approve=self.approve, cancel=cancel, archive=self.archive,
-                          result_chars=prune_budget_chars(cap))
+                          checkpoints=self.checkpoints, result_chars=prune_budget_chars(cap))
         for call in calls:
             if cancel.cancelled:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
@@ -190,7 +198,9 @@ class Agent:
         if result.usage is not None:
             self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
                            result.usage.reasoning_tokens)
-        self._journal({"kind": "compaction", "text": result.text, "request_items": len(items)})
+        self._journal({"kind": "compaction", "text": result.text, "request_items": len(items),
+                       "manual": self.context.compacting_now,  # replayed on resume: ContextManager.restore
+                       "usage": result.usage.__dict__ if result.usage is not None else None})
         return result.text
 
     # -- /context and /compact ---------------------------------------------------------------
