@@ -52,6 +52,8 @@ EXPECT: dict[str, tuple[list[Selector], float]] = {
     "rust_panic_backtrace": ([matching(r"panicked at "), matching(r"^quantity must be"),
                               matching(r"^\s+\d+: rpanic::"), matching(r"^\s+at \./src/")], 0.6),
     "ruff_format_diff": ([matching(r"^--- "), matching(r"files? would be reformatted")], 1.0),
+    "black_check_diff": ([matching(r"^--- "), matching(r"^would reformat "), matching(r"files? would be reformatted")],
+                         1.0),
     "ruff_concise": ([matching(r"^\S+\.py:\d+:\d+: [A-Z]+\d+ "), matching(r"^Found \d+ errors"),
                       matching(r"fixable with")], 1.0),
 }
@@ -73,6 +75,14 @@ def test_an_unknown_tool_keeps_what_a_family_would(name: str) -> None:
         assert wanted, f"{name}: a selector matches nothing"
         assert [line for line in wanted if line not in result.text] == []
     assert result.pruned_chars <= max(ratio * result.original_chars, len(header(code)) + 1 + len(raw))
+
+
+def test_a_formatters_verdicts_outlast_its_hunks_under_a_small_budget() -> None:
+    raw, command, code = load("black_check_diff")
+    text = prune(raw, command=command, exit_code=code, budget_chars=1_200).text
+    assert len(text) <= 1_200
+    for line in matching(r"^would reformat |files? would be reformatted")(clean(raw).lines):
+        assert line in text
 
 
 def test_library_frames_are_counted_not_shown() -> None:

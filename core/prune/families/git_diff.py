@@ -60,7 +60,30 @@ def select(out: Output) -> Selection:
     for k, start in enumerate(files):
         stop = files[k + 1] if k + 1 < len(files) else len(lines)
         _file(sel, start, stop)
+    sel.vital = [set(files), _messages(sel, files[0] if files else len(lines))]
     return sel
+
+
+def _messages(sel: Selection, first: int) -> set[int]:
+    """A tool's own lines among the hunks (`would reformat x.py`, `6 files would be reformatted`):
+    pinned, and kept before the hunks when the budget cuts."""
+    lines = sel.lines
+    in_hunk = False
+    found: set[int] = set()
+    for i in range(first, len(lines)):
+        line = lines[i]
+        if line.startswith("@@"):
+            in_hunk = True
+        elif line.startswith(("diff ", "--- ", "+++ ", "index ", "new file", "deleted file", "similarity",
+                              "rename ", "old mode", "new mode", "Binary files")):
+            in_hunk = False
+        elif not line.strip() or (in_hunk and line[:1] in " +-\\"):
+            continue
+        else:
+            in_hunk = False
+            sel.pin(i)
+            found.add(i)
+    return found
 
 
 def _plain_diff_starts(lines: list[str]) -> list[int]:
