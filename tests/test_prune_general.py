@@ -30,6 +30,19 @@ def matching(pattern: str) -> Selector:
     return lambda lines: [line for line in lines if rx.search(line)]
 
 
+def preceding_header(item: str, header: str) -> Selector:
+    """For each line matching `item`, the nearest line above it matching `header`."""
+    item_rx, header_rx = re.compile(item), re.compile(header)
+
+    def select(lines: list[str]) -> list[str]:
+        found = []
+        for i, line in enumerate(lines):
+            if item_rx.search(line):
+                found += [lines[j] for j in range(i - 1, -1, -1) if header_rx.search(lines[j])][:1]
+        return found
+    return select
+
+
 def load(name: str) -> tuple[str, str, int]:
     folder = GENERAL / name
     return ((folder / "output.txt").read_text(encoding="utf-8"), (folder / "cmd.txt").read_text().strip(),
@@ -52,6 +65,7 @@ EXPECT: dict[str, tuple[list[Selector], float]] = {
     "rust_panic_backtrace": ([matching(r"panicked at "), matching(r"^quantity must be"),
                               matching(r"^\s+\d+: rpanic::"), matching(r"^\s+at \./src/")], 0.6),
     "ruff_format_diff": ([matching(r"^--- "), matching(r"files? would be reformatted")], 1.0),
+    "shellcheck_tty": ([matching(r"\(error\): "), preceding_header(r"\(error\): ", r"^In \S+ line \d+:$")], 0.1),
     "black_check_diff": ([matching(r"^--- "), matching(r"^would reformat "), matching(r"files? would be reformatted")],
                          1.0),
     "ruff_concise": ([matching(r"^\S+\.py:\d+:\d+: [A-Z]+\d+ "), matching(r"^Found \d+ errors"),

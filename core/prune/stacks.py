@@ -24,6 +24,7 @@ _FRAME_RE = re.compile(
     r"|^\s+at (?:async )?(?:node:|native|file://|/)\S*$"
     r"|^\s+from \S+:\d+:in "  # Ruby
     r"|^\s*#\d+\s+0x[0-9a-fA-F]+ (?:in |\()"  # sanitizers, gdb
+    r"|^\s+#\d+ \S+ \S+:\d+(?::\d+)? \(\S+\+0x[0-9a-f]+\)$"  # ThreadSanitizer: `#0 fn /x.c:7:5 (bin+0x12b9)`
     r"|^#\d+\s+\S+ \(.*\) at \S+:\d+$"  # gdb without an address
     r"|^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: "  # valgrind
     r"|^\s+\d+: (?:0x[0-9a-f]+ - )?\S"  # Rust backtrace symbol line
