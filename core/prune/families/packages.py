@@ -53,7 +53,7 @@ MAX_NAMED = 20
 
 
 BEFORE, AFTER = 2, 3
-HEAD, TAIL = 3, 8
+HEAD, TAIL = 1, 8
 
 
 def detect(out: Output) -> int:
