@@ -182,8 +182,16 @@ def test_stylish_rows_and_severity_words() -> None:
                     "  4:1  error  Missing semicolon  semi") == [
         ("  12:5  error  'x' is not defined  no-undef", ERROR), ("  3:1  warning  Unexpected console  no-console",
                                                                  WARNING), ("  4:1  error  Missing semicolon  semi", ERROR)]
-    assert level_of("warning: unused variable")[0] == WARNING
-    assert level_of("UP035 `typing.List` is deprecated")[0] == ERROR  # a code and no severity: a finding to fix
+    assert level_of("warning: unused variable") == (WARNING, "warning")
+    assert level_of("UP035 `typing.List` is deprecated") == (ERROR, "UP035")  # a code and no severity: to fix
+    assert level_of("starting server on port 8000") is None  # `app.py:45: starting server` is a log line
+
+
+def test_log_lines_with_a_file_and_line_are_not_findings() -> None:
+    raw = "".join(f"worker.py:{40 + n % 7} Handling job {n}\nworker.py:{60 + n % 3}: stored {n}\n"
+                  for n in range(500)) + "done: 500 jobs\n"
+    result = prune(raw, command="python worker.py", exit_code=0)
+    assert result.pruned_chars < result.original_chars / 5
 
 
 def test_many_warnings_with_a_few_errors_keep_every_error() -> None:

@@ -28,7 +28,7 @@ _PATH = (r"(?:[A-Za-z]:)?(?:[\w.~@+\-]*[/\\])*(?:[\w.@+\-]+\.[A-Za-z][\w]{0,9}|[
          r"(?:Dockerfile|Makefile|Containerfile|Jenkinsfile|Vagrantfile|Gemfile|Rakefile)[\w.\-]*)")
 _INLINE_RE = re.compile(
     r"^\s{0,4}(?:\[(?:ERROR|WARN(?:ING)?|INFO)\]\s+)?(?:In )?" + _PATH +
-    r"(?::(\d+)(?::\d+)?|\((\d+)(?:,\s?\d+)?\)|:\[\d+(?:,\d+)?\])(?::| -|(?= [A-Z]))\s*(\S.*)$"
+    r"(?::(\d+)(?::\d+)?|\((\d+)(?:,\s?\d+)?\)|:\[\d+(?:,\d+)?\])(?::| -|(?= [A-Z]{1,5}\d{1,5}\b))\s*(\S.*)$"
 )
 _ARROW_RE = re.compile(r"^\s*(?:-->|╭─\[|┌─|,-\[)\s*" + _PATH + r":\d+")
 _STYLISH_RE = re.compile(r"^\s+\d+:\d+\s+(error|warning|info|✖|⚠|×)\s+\S")
@@ -69,8 +69,9 @@ class Finding:
     kind: str  # the code or the severity, for counting what was hidden
 
 
-def level_of(text: str) -> tuple[str, str]:
-    """A finding's level and kind from its message text (what follows the location)."""
+def level_of(text: str) -> tuple[str, str] | None:
+    """A finding's level and kind from its message text (what follows the location); None when it
+    names neither a severity nor a code (`app.py:45: starting server` is a log line, not a finding)."""
     m = _SEVERITY_RE.search(text[:60])
     code = _CODE_RE.match(text)
     if m:
@@ -78,7 +79,7 @@ def level_of(text: str) -> tuple[str, str]:
         return _LEVEL.get(word, ERROR), code.group(0) if code else word
     if code:  # a code and no severity word: the tool counts it as a finding to fix
         return (WARNING if _PYLINT_CODE_RE.match(text) else ERROR), code.group(0)
-    return ERROR, "finding"
+    return None
 
 
 def find(out: Output) -> list[Finding]:
@@ -91,7 +92,7 @@ def find(out: Output) -> list[Finding]:
         head = next((j for j in range(i - 1, max(i - 3, -1), -1) if lines[j].strip()), None)
         if head is None or not _HEADER_RE.match(lines[head]):
             continue
-        level, kind = level_of(lines[head])
+        level, kind = level_of(lines[head]) or (ERROR, "finding")  # the arrow makes it one
         found[head] = Finding(head, i, _block_end(lines, i + 1), level, kind)
     covered = bytearray(len(lines))  # lines inside a separated finding's block
     for f in found.values():
@@ -101,9 +102,8 @@ def find(out: Output) -> list[Finding]:
         if i in found or covered[i]:
             continue
         line = lines[i]
-        if (d := _INLINE_RE.match(line)) is not None:
-            level, kind = level_of(d.group(3))
-            found[i] = Finding(i, i, _block_end(lines, i + 1, inline=True), level, kind)
+        if (d := _INLINE_RE.match(line)) is not None and (judged := level_of(d.group(3))) is not None:
+            found[i] = Finding(i, i, _block_end(lines, i + 1, inline=True), *judged)
         elif (s := _STYLISH_RE.match(line)) is not None:
             found[i] = Finding(i, i, i + 1, _LEVEL[s.group(1)], s.group(1))
         if len(found) >= MAX_FINDINGS:
