@@ -107,6 +107,26 @@ class PlainEmitter:
         summary = f"  {mark} {status} ({data.get('duration', 0):.1f} s)" + (f": {first[0][:160]}" if first else "")
         self._err(summary, DIM if status == "ok" else YELLOW)
 
+    def _on_compaction_started(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+        self._err(f"! summarising {data.get('items', 0)} older items to free context…", DIM)
+
+    def _on_compaction_done(self, data: dict[str, Any]) -> None:
+        if data.get("status") == "ok":
+            self._err(f"  summary written ({data.get('output_tokens', 0):,} tokens)", DIM)
+        else:
+            self._err(f"! the summary failed: {data.get('message', '')}", YELLOW)
+
+    def _on_approval_done(self, data: dict[str, Any]) -> None:
+        if data.get("by") == "session":
+            self._err("  allowed (always, for this session)", DIM)
+
+    def _on_session(self, data: dict[str, Any]) -> None:
+        if data.get("resumed"):
+            history = data.get("history") or []
+            users = sum(1 for entry in history if entry.get("kind") == "user")
+            self._err(f"  {users} earlier messages in this session", DIM)
+
     def _on_usage(self, data: dict[str, Any]) -> None:
         if self.one_shot:
             return
