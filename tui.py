@@ -1,16 +1,135 @@
-"""The full-screen front end (prompt_toolkit + Rich).
+"""The full-screen front end (prompt_toolkit + Rich); its parts live in `tuikit/`.
 
-Not built yet: it is its own issue. Until then `unavailable_reason()` says so and `agent.py` runs
-the plain REPL instead. Importing this module also checks that rich and prompt_toolkit are there;
-when they are not, `agent.py` falls back to plain mode rather than failing.
+`agent.py` calls `unavailable_reason()` and, when it is None, `run()`. Importing this module also
+checks that rich and prompt_toolkit are there; when they are not, `agent.py` falls back to plain
+mode rather than failing. A crash restores the terminal, writes the traceback to the session
+folder and says where; the conversation is printed to the normal screen on the way out.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import prompt_toolkit  # noqa: F401 - availability check
 import rich  # noqa: F401 - availability check
+
+CJK_CODE_PAGES = {932, 936, 949, 950}
 
 
 def unavailable_reason() -> str | None:
     """Why the TUI cannot run here, or None when it can."""
-    return "the full-screen TUI is not built yet"
+    if sys.platform == "win32" and not _windows_console():
+        return ("this is not a Windows console (Git Bash's mintty?); run it with `winpty deepseek-agent`, "
+                "or from Windows Terminal, cmd or PowerShell")
+    if os.environ.get("TERM") == "dumb":
+        return "TERM=dumb"
+    return None
+
+
+def _windows_console() -> bool:
+    """True when stdin and stdout are real console handles (prompt_toolkit needs them)."""
+    try:
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        kernel32.GetStdHandle.restype = wintypes.HANDLE
+        mode = wintypes.DWORD()
+        return all(kernel32.GetConsoleMode(kernel32.GetStdHandle(n), ctypes.byref(mode)) for n in (-10, -11))
+    except (AttributeError, OSError):
+        return False
+
+
+def _ascii_console() -> bool:
+    """A conhost on a CJK code page draws box glyphs double-width: use ASCII chrome there."""
+    if os.environ.get("AGENT_ASCII"):
+        return True
+    if sys.platform != "win32":
+        return False
+    try:
+        import ctypes
+
+        return ctypes.windll.kernel32.GetConsoleOutputCP() in CJK_CODE_PAGES  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return False
+
+
+def ask_key(env_file: Path) -> str:
+    """First run: the key in a masked field; empty when the user declined."""
+    from prompt_toolkit.shortcuts import input_dialog
+
+    text = (f"No DeepSeek API key yet. Paste it to save it in\n{env_file}\n(readable only by you), "
+            "or Cancel to quit and set DEEPSEEK_API_KEY yourself.")
+    try:
+        key = input_dialog(title="deepseek-agent: API key", text=text, password=True).run()
+    except (EOFError, KeyboardInterrupt):
+        return ""
+    return (key or "").strip()
+
+
+def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool = False) -> int:
+    """Open the session on the TUI's emit and run the full-screen app until the user quits."""
+    from core.journal import sessions_root
+    from core.secrets import RedactingEmit, Redactor
+    from tuikit.app import AgentApp, exit_dump
+    from tuikit.blocks import use_ascii
+    from tuikit.state import EventPump, View
+    from tuikit.transcript import Transcript
+
+    use_ascii(_ascii_console())
+    holder: list[AgentApp] = []
+    view = View(Transcript(), on_approval=lambda request: None)
+    pump = EventPump(lambda event, data: holder[0].apply(event, data) if holder else view.apply(event, data),
+                     lambda: holder[0].app.invalidate() if holder else None)
+    session = open_session(RedactingEmit(pump, Redactor(settings.api_key)), None)
+    session.agent.announce(resumed=bool(session.agent.history))
+    app = AgentApp(session, pump, view, data_dir=sessions_root(settings.sessions_dir or None).parent, mouse=mouse)
+    holder.append(app)
+    code, crash = 0, ""
+    try:
+        code = app.run()
+    except Exception:  # the terminal is restored by now: log it, say where, keep the transcript
+        crash = traceback.format_exc()
+    finally:
+        app.session.close()
+    sys.stdout.write("\x1b[?1007h")  # give the terminal its alternate-scroll mode back
+    _print_transcript(app, exit_dump)
+    if crash or app.crash:
+        path = app._log_crash(crash or app.crash)
+        where = f"; the details are in {path}" if path else ""
+        print(f"deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
+              f"(resume it with --resume {app.session.journal.id}).", file=sys.stderr)
+        if crash:
+            _wait_if_own_console()
+            return 1
+    return code
+
+
+def _print_transcript(app: Any, exit_dump: Callable[..., None]) -> None:
+    from rich.console import Console
+
+    console = Console(highlight=False, legacy_windows=False)
+    try:
+        exit_dump(app.transcript.blocks, console.print)
+    except Exception:
+        pass
+
+
+def _wait_if_own_console() -> None:
+    """A double-clicked exe closes its window at once: keep the error readable until a key press."""
+    if sys.platform != "win32":
+        return
+    try:
+        import ctypes
+
+        processes = (ctypes.c_uint32 * 4)()
+        if ctypes.windll.kernel32.GetConsoleProcessList(processes, 4) <= 2:  # type: ignore[attr-defined]
+            input("Press Enter to close this window.")
+    except (AttributeError, OSError, EOFError):
+        time.sleep(0)

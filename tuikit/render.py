@@ -1,0 +1,83 @@
+"""Rich renderables → prompt_toolkit fragments, rendered off-screen at a given width.
+
+Rich draws into a reusable StringIO console; its Segments become `(style, text)` fragments through
+a cached Style → prompt_toolkit style-string map. That is faster than an ANSI round trip and never
+leaks control sequences (OSC 8 links and the like) into the screen.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from functools import lru_cache
+from typing import Any
+
+from rich.color import ColorType
+from rich.console import Console
+from rich.style import Style
+
+Fragments = list[tuple[str, str]]
+
+_STANDARD = ("ansiblack", "ansired", "ansigreen", "ansiyellow", "ansiblue", "ansimagenta", "ansicyan", "ansigray",
+             "ansibrightblack", "ansibrightred", "ansibrightgreen", "ansibrightyellow", "ansibrightblue",
+             "ansibrightmagenta", "ansibrightcyan", "ansiwhite")
+# Everything that could move the cursor, change modes or set titles: C0/C1 controls but \t and \n,
+# and whole escape sequences (CSI, OSC, DCS, ...), so model or command text cannot forge the screen.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]P^_X][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """Text fit to show: escape sequences and control characters removed, \\r\\n → \\n, tabs kept."""
+    text = text.replace("\r\n", "\n")
+    return _CONTROL.sub("", text.replace("\r", "\n")) if ("\x1b" in text or _has_control(text)) else text
+
+
+def _has_control(text: str) -> bool:
+    return any((ord(c) < 32 and c not in "\t\n") or 0x7f <= ord(c) <= 0x9f for c in text)
+
+
+def _color(color: Any, background: bool) -> str:
+    if color is None or color.type == ColorType.DEFAULT:
+        return ""
+    if color.type in (ColorType.STANDARD, ColorType.WINDOWS) and color.number is not None and color.number < 16:
+        name = _STANDARD[color.number]
+    else:
+        name = color.get_truecolor().hex
+    return f"bg:{name}" if background else name
+
+
+@lru_cache(maxsize=4096)
+def pt_style(style: Style | None) -> str:
+    """A Rich Style as a prompt_toolkit style string."""
+    if style is None:
+        return ""
+    parts = [_color(style.color, False), _color(style.bgcolor, True)]
+    for flag in ("bold", "italic", "underline", "strike", "reverse", "dim"):
+        if getattr(style, flag):
+            parts.append(flag)
+    return " ".join(p for p in parts if p)
+
+
+class Renderer:
+    """One off-screen console reused for every render (they happen on the UI thread only)."""
+
+    def __init__(self) -> None:
+        self.console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor",
+                               legacy_windows=False, highlight=False, emoji=False, width=80,
+                               soft_wrap=False, no_color=False)
+
+    def lines(self, renderable: Any, width: int) -> list[Fragments]:
+        """The renderable as lines of fragments, wrapped to `width` cells."""
+        width = max(10, width)
+        options = self.console.options.update_width(width)
+        out: list[Fragments] = []
+        for line in self.console.render_lines(renderable, options, pad=False, new_lines=False):
+            out.append([(pt_style(seg.style), seg.text) for seg in line if not seg.control and seg.text])
+        return out
+
+
+RENDERER = Renderer()
+
+
+def plain(line: Fragments) -> str:
+    return "".join(text for _, text in line)
