@@ -76,21 +76,11 @@ def ask_key(env_file: Path) -> str:
 def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool = False) -> int:
     """Open the session on the TUI's emit and run the full-screen app until the user quits."""
     from core.journal import sessions_root
-    from core.secrets import RedactingEmit, Redactor
-    from tuikit.app import AgentApp, exit_dump
+    from tuikit.app import create, exit_dump
     from tuikit.blocks import use_ascii
-    from tuikit.state import EventPump, View
-    from tuikit.transcript import Transcript
 
     use_ascii(_ascii_console())
-    holder: list[AgentApp] = []
-    view = View(Transcript(), on_approval=lambda request: None)
-    pump = EventPump(lambda event, data: holder[0].apply(event, data) if holder else view.apply(event, data),
-                     lambda: holder[0].app.invalidate() if holder else None)
-    session = open_session(RedactingEmit(pump, Redactor(settings.api_key)), None)
-    session.agent.announce(resumed=bool(session.agent.history))
-    app = AgentApp(session, pump, view, data_dir=sessions_root(settings.sessions_dir or None).parent, mouse=mouse)
-    holder.append(app)
+    app = create(settings, open_session, data_dir=sessions_root(settings.sessions_dir or None).parent, mouse=mouse)
     code, crash = 0, ""
     try:
         code = app.run()

@@ -37,6 +37,7 @@ from tuikit.dialogs import ApprovalDialog
 from tuikit.inputbox import Pastes, completer, history
 from tuikit.state import EventPump, View
 from tuikit.status import status_fragments
+from tuikit.transcript import Transcript
 
 TUI_COMMANDS = {
     "/copy": "copy the last answer (terminal and system clipboard, and a file)",
@@ -82,6 +83,7 @@ class AgentApp:
         self.mouse = mouse
         self.jobs: queue.Queue[Job | None] = queue.Queue()
         self.cancel: Cancel | None = None
+        self.pending = 0  # jobs queued or running (UI thread only)
         self.pastes = Pastes()
         self._armed = 0.0
         self._worker: threading.Thread | None = None
@@ -173,6 +175,7 @@ class AgentApp:
                 self.view.user(job.text)
             self.transcript.end()
         elif event == "ui:end":
+            self.pending -= 1
             status.busy = False
             self.view._state("idle")
         elif event == "ui:reply":
@@ -228,7 +231,8 @@ class AgentApp:
         self._queue(Job("task", text))
 
     def _queue(self, job: Job) -> None:
-        if self.view.status.busy or not self.jobs.empty():
+        self.pending += 1
+        if self.pending > 1:
             self.view.status.queued += 1
             self.view.banner("info", "queued: sent when the running turn ends (Esc interrupts it)")
         self.jobs.put(job)
@@ -390,3 +394,20 @@ def exit_dump(blocks: list[Any], write: Callable[[Any], None]) -> None:
             continue
         elif block.markdown():
             write(Text("  " + block.markdown().strip("*`\n"), style="dim"))
+
+
+def create(settings: Any, open_session: Callable[[Any, Any], Any], *, data_dir: Path | None = None,
+           mouse: bool = False, input: Any = None, output: Any = None) -> AgentApp:
+    """Wire a session to a new app: the core's events go through the redacting emit into the
+    pump, approvals are answered through the session (approve=None)."""
+    from core.secrets import RedactingEmit, Redactor
+
+    holder: list[AgentApp] = []
+    view = View(Transcript(), on_approval=lambda request: None)
+    pump = EventPump(lambda event, data: holder[0].apply(event, data) if holder else view.apply(event, data),
+                     lambda: holder[0].app.invalidate() if holder else None)
+    session = open_session(RedactingEmit(pump, Redactor(settings.api_key)), None)
+    session.agent.announce(resumed=bool(session.agent.history))
+    app = AgentApp(session, pump, view, data_dir=data_dir, mouse=mouse, input=input, output=output)
+    holder.append(app)
+    return app
