@@ -177,7 +177,8 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
     emit = RedactingEmit(PlainEmitter(color=use_color()), Redactor(settings.api_key))
     interrupts = InterruptHandler()
     session = _open(args, settings, workspace, emit,
-                    make_approver(yes=args.yes, can_ask=stdin_is_interactive(), interrupts=interrupts))
+                    make_approver(yes=args.yes, can_ask=stdin_is_interactive(), interrupts=interrupts,
+                                  redact=Redactor(settings.api_key)))
     interrupts.install()
     return run_repl(session, interrupts)
 

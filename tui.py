@@ -107,7 +107,7 @@ def _print_transcript(app: Any, exit_dump: Callable[..., None]) -> None:
     console = Console(highlight=False, legacy_windows=False)
     try:
         exit_dump(app.transcript.blocks, console.print)
-    except Exception:
+    except Exception:  # the dump is a courtesy: never fail the exit for it
         pass
 
 

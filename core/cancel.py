@@ -2,7 +2,9 @@
 
 Esc in the TUI or Ctrl-C in plain mode calls `cancel()`. Whatever is blocking at that moment has
 registered a callback (close the HTTP response, kill the process tree), so the interrupt takes
-effect at once instead of at the next poll.
+effect at once instead of at the next poll. `cancel()` runs the callbacks on the caller's thread,
+which may be a UI event loop: callbacks must return at once (the process tree gets SIGTERM, and a
+timer sends the SIGKILL later), never wait.
 """
 
 from __future__ import annotations

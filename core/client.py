@@ -22,7 +22,7 @@ from core._httpx import httpx
 from core.assembler import TurnAssembler, TurnResult
 from core.cancel import Cancel
 from core.config import Settings, is_loopback
-from core.errors import ApiError, from_http
+from core.errors import ApiError, from_connect, from_http
 from core.events import Emit
 from core.sse import EventTooLarge, ServerEvent, SSEDecoder
 
@@ -134,11 +134,15 @@ class ResponsesClient:
         except httpx.TimeoutException as exc:
             if cancel.cancelled:
                 return None
+            if isinstance(exc, httpx.ConnectTimeout):
+                return from_connect(exc, self.settings)
             return ApiError(f"The server did not answer in time ({type(exc).__name__})", kind="network",
                             retryable=True)
         except httpx.TransportError as exc:
             if cancel.cancelled:
                 return None
+            if isinstance(exc, httpx.ConnectError):  # not yet connected: the cause decides (core.errors)
+                return from_connect(exc, self.settings)
             return ApiError(f"The connection failed ({_describe(exc)})", kind="network", retryable=True)
         except httpx.StreamError as exc:
             if cancel.cancelled:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.cancel import Cancel
+from core.checkpoints.commands import diff_text, undo_text
 from core.journal import JournalError
 from core.session import Session, SessionNotFound, format_sessions, open_session
 
@@ -89,6 +90,8 @@ COMMANDS: dict[str, tuple[Callable[[Session, str, Cancel], Reply], str]] = {
     "/compact": (_compact, "summarise older turns now to free context"),
     "/clear": (_clear, "start a new conversation (the current one stays saved)"),
     "/model": (_model, "show the model, or switch: /model NAME"),
+    "/diff": (lambda s, a, c: Reply(diff_text(s.agent, a)), "what the agent changed: /diff (session), /diff last"),
+    "/undo": (lambda s, a, c: Reply(undo_text(s.agent, a)), "put files back as before the last turn: /undo [N]"),
     "/sessions": (_sessions, "list saved sessions"),
     "/resume": (_resume, "continue a saved session: /resume [ID] (latest without ID)"),
     "/exit": (_exit, "quit (Ctrl-D works too)"),

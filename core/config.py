@@ -102,11 +102,27 @@ class Settings:
     context_trigger: float = 0.8
     context_target: float = 0.5
     prices: str = ""
+    env_keep: str = ""  # AGENT_ENV_KEEP / AGENT_ENV_DROP: see core.secrets.EnvPolicy
+    env_drop: str = ""
     env_file: Path = field(default_factory=lambda: app_dir() / ".env")
+    # Where each setting the user gave came from (attribute -> "the environment variable X", a file,
+    # "the command line"); settings left at their default or derived are absent. Errors cite it.
+    sources: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def responses_url(self) -> str:
         return self.base_url.rstrip("/") + "/responses"
+
+    def origin(self, attr: str) -> str:
+        """Where a setting's value came from, for messages: "from <where>", "derived from …" or "the default"."""
+        if attr in self.sources:
+            return "from " + self.sources[attr].replace(f"the environment variable {ENV_NAMES[attr]}",
+                                                        "the environment")
+        derived = {"max_output_tokens": "context_window", "context_target": "context_trigger",
+                   "context_trigger": "context_target"}.get(attr)
+        if derived in self.sources:
+            return f"derived from {ENV_NAMES[derived]}"
+        return "the default"
 
     def require_key(self) -> str:
         """The API key, or a ConfigError naming where it is looked for. Loopback servers need none."""
@@ -139,7 +155,18 @@ ENV_NAMES: dict[str, str] = {
     "context_trigger": "AGENT_CONTEXT_TRIGGER",
     "context_target": "AGENT_CONTEXT_TARGET",
     "prices": "AGENT_PRICES",
+    "env_keep": "AGENT_ENV_KEEP",
+    "env_drop": "AGENT_ENV_DROP",
 }
+
+
+# The output limit when the user sets none: a quarter of the window (the share the context budget
+# reserves for the answer), at most DeepSeek's 32k, so a small local window works on its own.
+MAX_DERIVED_OUTPUT = 32_768
+
+
+def derived_output_limit(context_window: int) -> int:
+    return max(1, min(MAX_DERIVED_OUTPUT, context_window // 4))
 
 
 def is_loopback(url: str) -> bool:
@@ -179,18 +206,35 @@ def load_settings(
 
     defaults = Settings.__dataclass_fields__
     values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     for attr, name in ENV_NAMES.items():
         raw, source = lookup(name)
         if raw:
             values[attr] = _convert(name, type(defaults[attr].default), raw, source)
+            sources[attr] = source
+    _derive(values)
     key, key_source = lookup(API_KEY)
     key = key.strip("\u200b\u200c\u200d\ufeff")  # invisible characters that come with a pasted key
     if key and not (key.isascii() and key.isprintable() and " " not in key):
         raise ConfigError(f"{API_KEY} (from {key_source}) contains a character that cannot be sent in an HTTP "
                           "header; copy the key again from the provider's page.")
-    settings = Settings(api_key=key or None, api_key_source=key_source if key else "", env_file=env_file, **values)
+    settings = Settings(api_key=key or None, api_key_source=key_source if key else "", env_file=env_file,
+                        sources=sources, **values)
     _validate(settings)
     return settings
+
+
+def _derive(values: dict[str, Any]) -> None:
+    """Fill the settings that depend on others, when the user left them unset, so that setting one
+    value alone (a 16k window for a local model, an earlier trigger) never contradicts a default."""
+    defaults = Settings()
+    if "max_output_tokens" not in values and "context_window" in values:
+        values["max_output_tokens"] = derived_output_limit(values["context_window"])
+    ratio = defaults.context_target / defaults.context_trigger
+    if "context_target" not in values and "context_trigger" in values:
+        values["context_target"] = min(defaults.context_target, round(values["context_trigger"] * ratio, 4))
+    elif "context_trigger" not in values and "context_target" in values:
+        values["context_trigger"] = max(defaults.context_trigger, min(1.0, round(values["context_target"] / ratio, 4)))
 
 
 def _convert(name: str, kind: type, raw: str, source: str) -> Any:
@@ -202,33 +246,45 @@ def _convert(name: str, kind: type, raw: str, source: str) -> Any:
 
 
 def _validate(s: Settings) -> None:
+    """One sentence per problem, naming the setting and where its value came from."""
+
+    def named(attr: str) -> str:
+        value = getattr(s, attr)
+        shown = f"{value:,}" if isinstance(value, int) else repr(value) if isinstance(value, str) else f"{value:g}"
+        return f"{ENV_NAMES[attr]}={shown} ({s.origin(attr)})"
+
     if not urlparse(s.base_url).scheme.startswith("http"):
-        raise ConfigError(f"DEEPSEEK_BASE_URL must start with http:// or https://, got {s.base_url!r}.")
-    for name, value in (("DEEPSEEK_CONTEXT_WINDOW", s.context_window),
-                        ("DEEPSEEK_MAX_OUTPUT_TOKENS", s.max_output_tokens),
-                        ("AGENT_MAX_STEPS", s.max_steps)):
-        if value <= 0:
-            raise ConfigError(f"{name} must be greater than 0, got {value}.")
+        raise ConfigError(f"{named('base_url')} must start with http:// or https://.")
+    for attr in ("context_window", "max_output_tokens", "max_steps"):
+        if getattr(s, attr) <= 0:
+            raise ConfigError(f"{named(attr)} must be greater than 0.")
     if s.max_output_tokens >= s.context_window:
-        raise ConfigError("DEEPSEEK_MAX_OUTPUT_TOKENS must be smaller than DEEPSEEK_CONTEXT_WINDOW.")
-    if s.shell_timeout <= 0 or s.idle_timeout <= 0 or s.connect_timeout <= 0:
-        raise ConfigError("AGENT_SHELL_TIMEOUT, AGENT_CONNECT_TIMEOUT and AGENT_IDLE_TIMEOUT must be positive.")
-    if s.max_retries < 0 or s.retry_base_delay < 0:
-        raise ConfigError("AGENT_MAX_RETRIES and AGENT_RETRY_BASE_DELAY must not be negative.")
+        if "max_output_tokens" not in s.sources:
+            raise ConfigError(f"{named('context_window')} leaves no room for an answer; give the model's real "
+                              "window in tokens.")
+        raise ConfigError(f"{named('max_output_tokens')} must be smaller than {named('context_window')}; "
+                          "leave it unset to derive it from the window.")
+    for attr in ("shell_timeout", "connect_timeout", "idle_timeout"):
+        if getattr(s, attr) <= 0:
+            raise ConfigError(f"{named(attr)} must be a positive number of seconds.")
+    for attr in ("max_retries", "retry_base_delay"):
+        if getattr(s, attr) < 0:
+            raise ConfigError(f"{named(attr)} must not be negative.")
     if s.temperature:
         try:
             float(s.temperature)
         except ValueError:
-            raise ConfigError(f"DEEPSEEK_TEMPERATURE must be a number or empty, got {s.temperature!r}.") from None
+            raise ConfigError(f"{named('temperature')} must be a number or empty.") from None
     if s.working_budget < 0:
-        raise ConfigError("AGENT_WORKING_BUDGET must be 0 (no cap) or a positive number of tokens.")
+        raise ConfigError(f"{named('working_budget')} must be 0 (no cap) or a positive number of tokens.")
     if not 0 < s.context_target < s.context_trigger <= 1:
-        raise ConfigError("AGENT_CONTEXT_TARGET and AGENT_CONTEXT_TRIGGER must satisfy 0 < target < trigger <= 1, "
-                          f"got {s.context_target} and {s.context_trigger}.")
+        raise ConfigError(f"{named('context_target')} and {named('context_trigger')} must satisfy "
+                          "0 < target < trigger <= 1.")
     try:
         parse_prices(s.prices)
     except ValueError as exc:
-        raise ConfigError(f"AGENT_PRICES: {exc} (expected model=hit/miss/output;..., USD per 1M tokens).") from None
+        raise ConfigError(f"{named('prices')}: {exc} (expected model=hit/miss/output;..., "
+                          "USD per 1M tokens).") from None
 
 
 def save_setting(env_file: Path, name: str, value: str) -> None:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import json
-from typing import Any
+import socket
+import ssl
+from typing import TYPE_CHECKING, Any
 
 from core.context.overflow import is_context_overflow
+
+if TYPE_CHECKING:
+    from core.config import Settings
 
 # HTTP statuses worth another try (the OpenAI SDK's policy: 408, 409, 429 and 5xx).
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -100,3 +106,49 @@ def from_stream(payload: Any) -> ApiError:
     retryable = code in RETRYABLE_CODES or etype in RETRYABLE_CODES
     return ApiError(f"The server failed the response: {message}", kind="server" if retryable else "invalid_request",
                     code=code, type=etype, retryable=retryable)
+
+
+# getaddrinfo failures that are worth another try: the resolver itself is down or busy (EAI_AGAIN on
+# POSIX, WSATRY_AGAIN on Windows). Every other lookup failure means the name does not exist.
+_TRANSIENT_LOOKUP = frozenset({getattr(socket, "EAI_AGAIN", -3), 11002})
+
+
+def from_connect(exc: BaseException, settings: Settings) -> ApiError:
+    """A failure to reach the server, classified by its root cause (the chain under httpx's error).
+
+    What cannot heal by waiting is not retried and names the URL and the setting to fix: a host name
+    that does not resolve, nothing listening on this machine, a certificate that does not verify.
+    What is retried says why a retry may help.
+    """
+    from core.config import is_loopback
+
+    where = f"DEEPSEEK_BASE_URL={settings.base_url} ({settings.origin('base_url')})"
+    cause = _root(exc)
+    if isinstance(cause, socket.gaierror):
+        if cause.errno in _TRANSIENT_LOOKUP:
+            return ApiError(f"Cannot look up the server's name in {where} right now ({cause.strerror}); "
+                            "the network or its name server may be down", kind="network", retryable=True)
+        return ApiError(f"The server's name in {where} does not exist ({cause.strerror}); check the spelling "
+                        "of the URL", kind="network")
+    if isinstance(cause, ConnectionRefusedError) or getattr(cause, "errno", None) == errno.ECONNREFUSED:
+        if is_loopback(settings.base_url):
+            return ApiError(f"Nothing is listening at {where}: start the local server, or fix the port",
+                            kind="network")
+        return ApiError(f"The server at {where} refused the connection; it may be restarting",
+                        kind="network", retryable=True)
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return ApiError(f"The certificate of the server at {where} cannot be verified ({cause.verify_message})",
+                        kind="network")
+    detail = f"{type(exc).__name__}: {cause}" if str(cause) else type(exc).__name__
+    return ApiError(f"Cannot reach the server at {where} ({detail}); the network may be down",
+                    kind="network", retryable=True)
+
+
+def _root(exc: BaseException) -> BaseException:
+    """The innermost cause (httpx wraps httpcore's error, which wraps the socket's)."""
+    seen = {id(exc)}
+    while (inner := exc.__cause__ or exc.__context__) is not None and id(inner) not in seen:
+        seen.add(id(inner))
+        exc = inner
+    return exc
+

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.items import FunctionCall, FunctionCallOutput, Item, UserMessage, item_from_record, to_record
+from core.lock import FileLock, Locked
+from core.private import make_folder, open_file
 from core.secrets import Redactor
 
 JOURNAL_NAME = "journal.jsonl"
@@ -45,10 +47,17 @@ class Loaded:
     header: dict[str, Any] = field(default_factory=dict)
     usage: list[dict[str, Any]] = field(default_factory=list)
     compactions: list[dict[str, Any]] = field(default_factory=list)
+    # usage and compaction records in order, each with how many items came before it: the replay
+    # that restores the session's context shaping (ContextManager.restore)
+    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
 class JournalError(Exception):
     """The journal cannot be written (disk full, folder gone); the message says where and why."""
+
+
+class SessionLocked(JournalError):
+    """Another agent has this session open; the message says which process."""
 
 
 class Journal:
@@ -65,6 +74,8 @@ class Journal:
         self._redact = redact or Redactor()
         self._header = header
         self._file: BinaryIO | None = None
+        self._torn = False  # the last write failed part-way: its bytes may end without a newline
+        self._lock = FileLock(folder)
         if header is None:
             self._open()  # an existing session: fail now, not at the first write
         else:
@@ -75,16 +86,21 @@ class Journal:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         header = {"kind": "session", "version": FORMAT_VERSION, "workspace": str(workspace), "model": model,
                   "created": datetime.datetime.now().isoformat(timespec="seconds")}
-        return cls(root / f"{stamp}-{secrets.token_hex(2)}", redact, header)
+        # 32 random bits: two agents started in the same second do not pick the same id (and if they
+        # did, the session lock would stop the second at its first write instead of sharing it).
+        return cls(root / f"{stamp}-{secrets.token_hex(4)}", redact, header)
 
     def _open(self) -> BinaryIO:
         if self._file is None:
             try:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.path, "a+b")  # noqa: SIM115 - held open for the session's lifetime
-                if sys.platform != "win32":
-                    os.chmod(self.path, 0o600)
+                make_folder(self.folder.parent)
+                make_folder(self.folder)
+                self._lock.acquire(f"session {self.id}")
+                # Unbuffered: a failed write leaves nothing behind in a buffer to be glued to the next one.
+                self._file = open_file(self.path, "a+b", buffering=0)  # held open for the session's lifetime
                 _end_torn_line(self._file)
+            except Locked as exc:
+                raise SessionLocked(str(exc)) from None
             except OSError as exc:
                 raise JournalError(f"cannot write the session journal {self.path}: {exc.strerror or exc}") from exc
             if self._header is not None:
@@ -99,20 +115,26 @@ class Journal:
         line = json.dumps(self._redact.deep(record), ensure_ascii=False, separators=(",", ":")) + "\n"
         handle = self._open()
         try:
-            handle.write(line.encode("utf-8", errors="replace"))
-            handle.flush()
+            if self._torn:  # end the failed record's bytes, so this record starts on a line of its own
+                _end_torn_line(handle)
+                self._torn = False
+            data = memoryview(line.encode("utf-8", errors="replace"))
+            while data:
+                data = data[handle.write(data) or 0:]
             os.fsync(handle.fileno())
         except (OSError, ValueError) as exc:
+            self._torn = True
             raise JournalError(f"cannot write the session journal {self.path}: {exc}") from exc
 
     def close(self) -> None:
         if self._file is not None and not self._file.closed:
             self._file.close()
+        self._lock.release()
 
 
 def _check_writable(root: Path) -> None:
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        make_folder(root)
     except OSError as exc:
         raise JournalError(f"cannot create the sessions folder {root}: {exc.strerror or exc}") from exc
     if not os.access(root, os.W_OK):
@@ -152,8 +174,12 @@ def load(folder: Path) -> Loaded:
             loaded.header = record
         elif kind == "usage":
             loaded.usage.append(record)
+            loaded.events.append((len(loaded.items), record))
         elif kind == "compaction":
             loaded.compactions.append(record)
+            loaded.events.append((len(loaded.items), record))
+        elif kind in ("checkpoint", "undo"):  # workspace checkpoints: core/checkpoints reads them itself
+            continue
         else:
             try:
                 loaded.items.append(item_from_record(record))

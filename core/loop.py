@@ -15,6 +15,7 @@ from core import events as ev
 from core.approvals import Approvals
 from core.assembler import TurnResult, Usage
 from core.cancel import Cancel
+from core.checkpoints import Checkpoints
 from core.client import ResponsesClient
 from core.config import Settings
 from core.console import clean_text
@@ -89,10 +90,17 @@ class Agent:
         self._shaped: Shaped | None = None
         self._refused_in_a_row = 0
         self._journal_failed = False
+        # Issue 13: every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
+        self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit,
+                                        [settings.api_key or ""])
+                            if journal is not None else None)
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:
         cancel = self._cancel = cancel or Cancel()
+        if self.checkpoints is not None:  # issue 13: a new turn; tell the model what /undo reverted
+            for note in self.checkpoints.begin_turn(text):
+                self._record(UserMessage(note))
         self._record(UserMessage(text))
         try:
             outcome = self._steps(cancel)
@@ -158,7 +166,7 @@ class Agent:
             self._refused_in_a_row = self._refused_in_a_row + 1 if refusal else 0
             ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=held, cancel=cancel,
                               approve=self.approvals.gate(call, str(self.workspace.root), cancel),
-                              archive=self.archive)
+                              archive=self.archive, checkpoints=self.checkpoints)
             output = run_tool(call, ctx, refusal=refusal)
             # Undecodable file names and bytes must not reach the request, nor the key the model.
             output.output = self._redact(clean_text(cap_result(output.output, call.name, output.meta, cap)))
@@ -202,9 +210,6 @@ class Agent:
         self.emit(ev.COMPACTION_STARTED, {"items": len(items)})
         result = self.client.stream(body, ev.discard, self._cancel)
         usage = result.usage.__dict__ if result.usage is not None else {}
-        if result.usage is not None:
-            self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
-                           result.usage.reasoning_tokens)
         if result.status == "aborted" or self._cancel.cancelled:
             self.emit(ev.COMPACTION_DONE, {"status": "aborted", **usage, "message": "interrupted"})
             raise CompactionCancelled(self._cancel.reason or "interrupted")
@@ -212,7 +217,12 @@ class Agent:
             message = result.error.message if result.error else f"the summary came back {result.status}"
             self.emit(ev.COMPACTION_DONE, {"status": "error", **usage, "message": message})
             raise RuntimeError(message)
-        self._journal({"kind": "compaction", "text": result.text, "request_items": len(items)})
+        if result.usage is not None:
+            self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
+                           result.usage.reasoning_tokens)
+        self._journal({"kind": "compaction", "text": result.text, "request_items": len(items),
+                       "manual": self.context.compacting_now,  # replayed on resume: ContextManager.restore
+                       "usage": result.usage.__dict__ if result.usage is not None else None})
         self.emit(ev.COMPACTION_DONE, {"status": "ok", **usage, "message": ""})
         return result.text
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any, TextIO
 
@@ -16,6 +17,8 @@ from core.cancel import Cancel
 from core.commands import run_command
 from core.console import read_line
 from core.interrupts import InterruptHandler
+from core.sanitize import shown
+from core.secrets import Redactor
 from core.session import Session
 from core.tools.base import Approve
 
@@ -178,16 +181,23 @@ class JsonEmitter:
 
 # -- approval ---------------------------------------------------------------------------------
 def make_approver(*, yes: bool, can_ask: bool, interrupts: InterruptHandler | None = None,
-                  err: TextIO | None = None) -> Approve:
-    """`--yes` approves everything; without a person to ask, everything risky is refused."""
+                  err: TextIO | None = None, redact: Callable[[str], str] | None = None) -> Approve:
+    """`--yes` approves everything; without a person to ask, everything risky is refused.
+
+    The question shows the action exactly as it will run, through the one sanitiser: secrets
+    redacted, escape sequences made visible (they cannot erase it and draw another), every line
+    of it behind a gutter that the action's own text cannot imitate."""
     if yes:
         return lambda what, why: None
     if not can_ask:
         return lambda what, why: "nobody can approve it in this mode; rerun with --yes to allow such actions"
     stream = err or sys.stderr
+    redact = redact or Redactor()  # without the session's key, credential-shaped text is still hidden
 
     def ask(what: str, why: str) -> str | None:
-        stream.write(f"\n? The agent wants to {what}\n  ({why}). Allow it? [y/N] ")
+        lines = shown(what, redact).split("\n")
+        stream.write("\n? The agent wants to:\n" + "".join(f"  ┃ {line}\n" for line in lines)
+                     + f"  ({shown(why, redact)}). Allow it? [y/N] ")
         stream.flush()
         try:
             with interrupts.prompting() if interrupts else nullcontext():

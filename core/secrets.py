@@ -2,27 +2,84 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-# Variables a child process must not inherit: API keys, tokens, secrets, passwords.
-_SECRET_NAME = re.compile(r"(_API_KEY$|^API_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
-_BEARER = re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
 REDACTED = "[REDACTED]"
+# Secrets recognisable by their shape, whoever they belong to. Each has a literal that must occur for
+# it to match: most text has none of them, and then no regex runs (this sees every byte of output).
+_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = tuple(
+    (literals, re.compile(pattern), keep) for literals, pattern, keep in (
+        (("earer", "EARER"), r"([Bb]earer|BEARER)(\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1\2"),  # Authorization
+        (("sk-",), r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}", ""),  # DeepSeek / OpenAI / Anthropic keys
+        (("AKIA", "ASIA"), r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])", ""),  # AWS access key ids
+        (("gh", "github_pat_", "glpat-"), r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}"
+                                         r"|glpat-[A-Za-z0-9_-]{20,})", ""),
+        (("xox",), r"(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}", ""),  # Slack
+        (("PRIVATE KEY-----",), r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
+         ""),
+        (("://",), r"(://[^\s:/@]+:)[^\s@/]+(?=@)", r"\1"),  # the password in scheme://user:password@host
+    ))
+
+
+# -- the child environment ------------------------------------------------------------------------
+# A variable whose name contains one of these is not passed to commands (in the spirit of Codex's
+# shell_environment_policy), nor one whose value is a URL with credentials in it.
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASS", "PWD", "AUTH", "CREDENTIAL", "PRIVATE", "DSN", "JWT")
+_SHELL_OWN = {"PWD", "OLDPWD"}  # the shell's current folder, not a password
+_ALWAYS_DROPPED = {"DEEPSEEK_API_KEY"}  # the agent's own key, whatever AGENT_ENV_KEEP says
+_URL_WITH_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s]+@")
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
+    upper = name.upper()
+    return upper not in _SHELL_OWN and any(part in upper for part in SECRET_NAME_PARTS)
 
 
-def scrub_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """A copy of `environ` without secret-looking variables, for child processes."""
-    return {k: v for k, v in environ.items() if not is_secret_name(k)}
+@dataclass(frozen=True)
+class EnvPolicy:
+    """Which variables a child command inherits: all but secret-looking ones, adjusted by
+    AGENT_ENV_KEEP and AGENT_ENV_DROP (comma-separated names or globs, case-insensitive; a name
+    both keeps and drops is dropped)."""
+
+    keep: tuple[str, ...] = ()
+    drop: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, keep: str = "", drop: str = "") -> EnvPolicy:
+        return cls(_patterns(keep), _patterns(drop))
+
+    def allows(self, name: str, value: str) -> bool:
+        upper = name.upper()
+        if upper in _ALWAYS_DROPPED or _matches(upper, self.drop):
+            return False
+        if _matches(upper, self.keep):
+            return True
+        return not is_secret_name(name) and not _URL_WITH_USERINFO.search(value)
+
+    def apply(self, environ: Mapping[str, str]) -> dict[str, str]:
+        return {k: v for k, v in environ.items() if self.allows(k, v)}
+
+
+def _patterns(text: str) -> tuple[str, ...]:
+    return tuple(p.upper() for p in re.split(r"[,;\s]+", text) if p)
+
+
+def _matches(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def scrub_env(environ: Mapping[str, str], policy: EnvPolicy | None = None) -> dict[str, str]:
+    """A copy of `environ` without the variables the policy keeps from child processes."""
+    return (policy or EnvPolicy()).apply(environ)
 
 
 class Redactor:
-    """Replaces known secret values and `Bearer …` tokens in any text before it is shown or saved."""
+    """Replaces known secret values, and text shaped like a credential (`Bearer …`, `sk-…`, AWS and
+    GitHub tokens, private key blocks, URL passwords), in any text before it is shown or saved."""
 
     def __init__(self, *secrets: str | None) -> None:
         self.secrets = sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
@@ -31,7 +88,10 @@ class Redactor:
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        return _BEARER.sub(r"\1" + REDACTED, text)
+        for literals, pattern, keep in _SHAPES:
+            if any(literal in text for literal in literals):
+                text = pattern.sub(keep + REDACTED, text)
+        return text
 
     def deep(self, value: object) -> object:
         """Redact every string inside a JSON-like value."""
@@ -49,7 +109,8 @@ _STREAMS = {"text": "delta", "reasoning": "delta", "tool_output": "text"}
 
 
 class RedactingEmit:
-    """Wraps an emit callback so that no secret reaches it, not even one split across deltas.
+    """Wraps a front end's emit callback: every payload is redacted and defused (`core.sanitize`), and
+    no secret reaches it, not even one split across deltas.
 
     A model can print the key in pieces (it read `.env`), and each delta alone matches nothing. So
     streamed text is held back by the few characters that could still turn into a secret, and
@@ -65,7 +126,7 @@ class RedactingEmit:
         field = _STREAMS.get(event)
         if field is None or not self._redact.secrets:
             self.flush()
-            self._emit(event, self._redact.deep(data))  # type: ignore[arg-type]
+            self._out(event, data)
             return
         key = (event, str(data.get("call_id", "")))
         _, held = self._pending.pop(key, (data, ""))
@@ -75,13 +136,18 @@ class RedactingEmit:
         if cut < len(text):
             self._pending[key] = (data, text[cut:])
         if cut:
-            self._emit(event, {**data, field: text[:cut]})
+            self._out(event, {**data, field: text[:cut]})
 
     def flush(self) -> None:
         """Release whatever is held back (it cannot become a secret any more)."""
         pending, self._pending = self._pending, {}
         for (event, _), (data, held) in pending.items():
-            self._emit(event, {**data, _STREAMS[event]: self._redact(held)})
+            self._out(event, {**data, _STREAMS[event]: held})
+
+    def _out(self, event: str, data: dict[str, Any]) -> None:
+        from core.sanitize import shown_deep  # sanitize imports the pruner's cleaning; keep this module light
+
+        self._emit(event, shown_deep(data, self._redact, output=event == "tool_output"))  # type: ignore[arg-type]
 
     def _open_prefix(self, text: str) -> int:
         """Length of the longest end of `text` that is the start of a secret."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
 from core.events import Emit
-from core.journal import Journal, find_sessions, list_sessions, load, sessions_root
+from core.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
 from core.loop import Agent
 from core.prune.archive import OutputArchive
 from core.secrets import Redactor
@@ -19,6 +20,10 @@ OUTPUTS_FOLDER = "outputs"
 
 class SessionNotFound(Exception):
     """No saved session matches what was asked for; the message lists what there is."""
+
+
+class SessionBusy(SessionNotFound):
+    """The session asked for is open in another agent; the message says which process."""
 
 
 @dataclass
@@ -42,6 +47,7 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
     notices: list[str] = []
     history = []
     loaded_usage: list[dict] = []
+    events: list[tuple[int, dict]] = []
     if resume or resume_latest:
         matches = find_sessions(root, resume, exclude)
         if len(matches) != 1:
@@ -56,17 +62,22 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
         loaded = load(info.folder)
         notices += loaded.notices
         history = loaded.items
-        loaded_usage = loaded.usage
-        journal = Journal(info.folder, redact)
+        loaded_usage = loaded.usage + [c["usage"] for c in loaded.compactions if isinstance(c.get("usage"), dict)]
+        events = loaded.events
+        try:
+            journal = Journal(info.folder, redact)
+        except SessionLocked as exc:
+            raise SessionBusy(str(exc)) from None
         if info.workspace and Path(info.workspace) != workspace.resolve():
             notices.append(f"this session was started in {info.workspace}; continuing in {workspace}")
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
-    archive = OutputArchive(journal.folder / OUTPUTS_FOLDER)
+    archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
     agent = Agent(settings, emit, workspace, approve, journal=journal, history=history, archive=archive)
-    for record in loaded_usage:  # the session's cost goes on from where it was
+    for record in loaded_usage:  # the session's cost goes on from where it was, summaries included
         agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",
                                                            "reasoning_tokens")))
+    agent.context.restore(history, events, agent.instructions)  # and its context shaping too
     return Session(agent=agent, journal=journal, notices=notices)
 
 
@@ -79,7 +90,9 @@ def format_sessions(settings: Settings, limit: int = 30) -> str:
     lines = [f"Sessions in {root} (newest first):"]
     for info in sessions[:limit]:
         prompt = info.first_prompt[:70] + ("…" if len(info.first_prompt) > 70 else "")
-        lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}  {prompt}")
+        kept = session_checkpoints_size(info.folder)  # issue 13: what /undo keeps, part of the size
+        extra = f" (checkpoints {_size(kept)})" if kept else ""
+        lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}{extra}  {prompt}")
     if len(sessions) > limit:
         lines.append(f"  … and {len(sessions) - limit} older")
     lines.append("Resume one with --resume ID (or --resume for the latest).")

@@ -157,3 +157,78 @@ def test_failed_response_in_stream_is_retried_when_nothing_was_shown(recorder: R
     with ScriptedServer([Reply(failed), Reply(text_events("fine"))]) as server:
         result = _stream(server, recorder)
     assert result.text == "fine" and len(server.requests) == 2
+
+
+def _closed_port() -> int:
+    """A loopback port where nothing listens (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_nothing_listening_on_loopback_is_not_retried_and_names_the_url(recorder: Recorder) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    client = ResponsesClient(make_settings(url))
+    try:
+        result = client.stream(BODY, recorder)
+    finally:
+        client.close()
+    assert result.error is not None and result.error.kind == "network" and not result.error.retryable
+    assert f"DEEPSEEK_BASE_URL={url} (from the environment)" in result.error.message
+    assert "Nothing is listening" in result.error.message
+    assert recorder.of("notice") == []  # no retry announced
+
+
+def _failing_lookup(monkeypatch, code: int, text: str) -> None:
+    import socket
+
+    def getaddrinfo(*args, **kwargs):
+        raise socket.gaierror(code, text)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_a_name_that_does_not_resolve_is_not_retried(recorder: Recorder, monkeypatch) -> None:
+    import socket
+
+    _failing_lookup(monkeypatch, socket.EAI_NONAME, "Name or service not known")
+    client = ResponsesClient(make_settings("https://api.deepseek.con"))
+    try:
+        result = client.stream(BODY, recorder)
+    finally:
+        client.close()
+    assert result.error is not None and not result.error.retryable
+    message = result.error.message
+    assert "DEEPSEEK_BASE_URL=https://api.deepseek.con" in message and "does not exist" in message
+    assert "spelling" in message and recorder.of("notice") == []
+
+
+def test_a_temporary_lookup_failure_is_retried_and_says_why(recorder: Recorder, monkeypatch) -> None:
+    import socket
+
+    _failing_lookup(monkeypatch, socket.EAI_AGAIN, "Temporary failure in name resolution")
+    client = ResponsesClient(make_settings("https://api.deepseek.com", AGENT_MAX_RETRIES="2"), sleep=lambda s: None)
+    try:
+        result = client.stream(BODY, recorder)
+    finally:
+        client.close()
+    notices = [n["message"] for n in recorder.of("notice") if n["kind"] == "retry"]
+    assert len(notices) == 2 and all("name server may be down" in n and "retrying in" in n for n in notices)
+    assert result.error is not None and "DEEPSEEK_BASE_URL=https://api.deepseek.com (from the environment)" in result.error.message
+
+
+def test_a_remote_server_refusing_is_retried_because_it_may_be_restarting(recorder: Recorder, monkeypatch) -> None:
+    from core import config
+
+    monkeypatch.setattr(config, "is_loopback", lambda url: False)  # stands in for a remote host
+    port = _closed_port()
+    client = ResponsesClient(make_settings(f"http://127.0.0.1:{port}", AGENT_MAX_RETRIES="1"), sleep=lambda s: None)
+    try:
+        result = client.stream(BODY, recorder)
+    finally:
+        client.close()
+    notices = [n["message"] for n in recorder.of("notice") if n["kind"] == "retry"]
+    assert len(notices) == 1 and "refused the connection; it may be restarting; retrying in" in notices[0]
+    assert result.error is not None and f"127.0.0.1:{port}" in result.error.message

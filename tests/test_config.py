@@ -62,11 +62,58 @@ def test_bad_values_give_one_clear_sentence(tmp_path: Path) -> None:
     env_file = _env_file(tmp_path, "AGENT_MAX_STEPS=lots\n")
     with pytest.raises(ConfigError, match=r"AGENT_MAX_STEPS must be a whole number, got 'lots' \(from .*\.env\)"):
         load_settings(environ={}, env_file=env_file)
-    with pytest.raises(ConfigError, match="DEEPSEEK_BASE_URL must start with http"):
+    with pytest.raises(ConfigError, match=r"DEEPSEEK_BASE_URL='ftp://x' \(from the environment\) must start with http"):
         load_settings(environ={"DEEPSEEK_BASE_URL": "ftp://x"}, env_file=tmp_path / "none")
-    with pytest.raises(ConfigError, match="smaller than DEEPSEEK_CONTEXT_WINDOW"):
-        load_settings(environ={"DEEPSEEK_CONTEXT_WINDOW": "1000", "DEEPSEEK_MAX_OUTPUT_TOKENS": "2000"},
+
+
+def test_a_small_window_alone_derives_the_output_limit(tmp_path: Path) -> None:
+    s = load_settings(environ={"DEEPSEEK_CONTEXT_WINDOW": "16000"}, env_file=tmp_path / "none")
+    assert (s.context_window, s.max_output_tokens) == (16_000, 4_000)
+    assert load_settings(environ={"DEEPSEEK_CONTEXT_WINDOW": "8192"}, env_file=tmp_path / "none").max_output_tokens == 2048
+    big = load_settings(environ={"DEEPSEEK_CONTEXT_WINDOW": "400000"}, env_file=tmp_path / "none")
+    assert big.max_output_tokens == 32_768  # never more than the default
+    assert load_settings(environ={}, env_file=tmp_path / "none").max_output_tokens == 32_768
+    # A value the user set is kept as it is.
+    s = load_settings(environ={"DEEPSEEK_CONTEXT_WINDOW": "16000", "DEEPSEEK_MAX_OUTPUT_TOKENS": "1000"},
                       env_file=tmp_path / "none")
+    assert s.max_output_tokens == 1000
+
+
+def test_settings_that_fight_name_the_values_and_where_they_came_from(tmp_path: Path) -> None:
+    env_file = _env_file(tmp_path, "DEEPSEEK_MAX_OUTPUT_TOKENS=32768\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(environ={"DEEPSEEK_CONTEXT_WINDOW": "16000"}, env_file=env_file)
+    message = str(info.value)
+    assert f"DEEPSEEK_MAX_OUTPUT_TOKENS=32,768 (from {env_file})" in message
+    assert "DEEPSEEK_CONTEXT_WINDOW=16,000 (from the environment)" in message
+    assert "leave it unset" in message and "\n" not in message
+    with pytest.raises(ConfigError, match=r"DEEPSEEK_MAX_OUTPUT_TOKENS=2,000,000 \(from the command line\) must be "
+                                          r"smaller than DEEPSEEK_CONTEXT_WINDOW=1,000,000 \(the default\)"):
+        load_settings(environ={}, env_file=tmp_path / "none", overrides={"DEEPSEEK_MAX_OUTPUT_TOKENS": "2000000"})
+    with pytest.raises(ConfigError, match=r"DEEPSEEK_CONTEXT_WINDOW=1 \(from the environment\) leaves no room"):
+        load_settings(environ={"DEEPSEEK_CONTEXT_WINDOW": "1"}, env_file=tmp_path / "none")
+
+
+def test_the_context_trigger_and_target_follow_each_other_when_one_is_unset(tmp_path: Path) -> None:
+    s = load_settings(environ={"AGENT_CONTEXT_TRIGGER": "0.4"}, env_file=tmp_path / "none")
+    assert (s.context_trigger, s.context_target) == (0.4, 0.25)
+    s = load_settings(environ={"AGENT_CONTEXT_TRIGGER": "0.9"}, env_file=tmp_path / "none")
+    assert (s.context_trigger, s.context_target) == (0.9, 0.5)  # the default target still fits
+    s = load_settings(environ={"AGENT_CONTEXT_TARGET": "0.6"}, env_file=tmp_path / "none")
+    assert (s.context_trigger, s.context_target) == (0.96, 0.6)
+    with pytest.raises(ConfigError, match=r"AGENT_CONTEXT_TARGET=0.7 \(from .*\.env\) and "
+                                          r"AGENT_CONTEXT_TRIGGER=0.6 \(from the environment\)"):
+        load_settings(environ={"AGENT_CONTEXT_TRIGGER": "0.6"}, env_file=_env_file(tmp_path, "AGENT_CONTEXT_TARGET=0.7\n"))
+
+
+def test_a_copied_env_example_lets_the_window_alone_work(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parent.parent / ".env.example"
+    env_file = _env_file(tmp_path, example.read_text(encoding="utf-8").replace("DEEPSEEK_CONTEXT_WINDOW=1000000",
+                                                                               "DEEPSEEK_CONTEXT_WINDOW=16000"))
+    s = load_settings(environ={}, env_file=env_file)
+    assert (s.context_window, s.max_output_tokens) == (16_000, 4_000)
+    s = load_settings(environ={"AGENT_CONTEXT_TRIGGER": "0.4"}, env_file=env_file)
+    assert s.context_target == 0.25
 
 
 def test_missing_key_names_where_it_is_looked_for(tmp_path: Path) -> None:

@@ -1,27 +1,33 @@
-"""The fault-injection suite: every fault a network or server can produce, against `agent.py --one`.
+"""The fault-injection suite: every fault a network or server can produce, against `agent.py --one`,
+and the harms a hostile repository or a careless or prompt-injected model must not cause.
 
 Each fault is one row of FAULTS. The test runs the real agent as a subprocess against the loopback
 server and asserts what the row says: whether the request was retried, what the user sees, the
-exit code, and that the journal afterwards holds every completed item and loads into a valid next
-request. README.md's fault table is generated from these rows (`python -m tests.test_faults`), and
-a test keeps the two identical.
+exit code, that the harm did not happen (`check`), and that the journal afterwards holds every
+completed item and loads into a valid next request, every call paired with its output. README.md's
+fault table is generated from these rows (`python -m tests.test_faults`), and a test keeps the two
+identical.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from core.items import AssistantMessage, UserMessage
-from core.journal import load
+from core.journal import Journal, load
 from core.request import build_body
-from tests.conftest import make_settings
-from tests.sse_server import Reply, completed, encode_event, text_events
+from tests.conftest import TEST_KEY, make_settings
+from tests.sse_server import Reply, call_events, completed, encode_event, text_events
 from tests.test_one_shot import run_agent
+from tests.test_sessions import _pairs_valid
 
 DEEPSEEK_400 = (Path(__file__).parent / "fixtures/recorded/deepseek-responses-error-400-no-tool-output.json").read_bytes()
 ANSWER = "all good 好"
@@ -44,8 +50,104 @@ class Fault:
     exit_code: int
     shows: str  # a regex the user must see on stderr (or stdout for the answer)
     behaviour: str  # the documented behaviour, for the table
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)  # "{tmp}" stands for the test's folder
     partial: str = ""  # text that must be in the journal as an incomplete message
+    setup: Callable[[Path], object] | None = None  # prepares the test's folder; its result goes to check
+    check: Callable[[Path, list[dict], object], None] | None = None  # asserts the harm did not happen
+    args: tuple[str, ...] = ("--one", "hello")
+    task: str = "hello"  # the journal's first user message
+
+
+# -- the harms (issue 9): what a hostile repository or model tries, and what must not follow -----
+def _call(name: str, **arguments: object) -> Reply:
+    return Reply(call_events([(name, arguments)]))
+
+
+def _agents_md_link(tmp: Path) -> None:
+    (tmp / "ws").mkdir()
+    (tmp / "credentials").write_text("aws_secret_access_key = wJalrXUtnFEMI\n")
+    (tmp / "ws" / "AGENTS.md").symlink_to(tmp / "credentials")
+
+
+def _no_credentials_sent(tmp: Path, requests: list[dict], _: object) -> None:
+    assert "wJalr" not in json.dumps(requests)
+
+
+def _home_with_thesis(tmp: Path) -> None:
+    (tmp / "home" / "docs").mkdir(parents=True)
+    (tmp / "home" / "docs" / "thesis.txt").write_text("years of work")
+
+
+def _home_still_there(tmp: Path, requests: list[dict], _: object) -> None:
+    assert (tmp / "home" / "docs" / "thesis.txt").read_text() == "years of work"
+    assert requests[1]["input"][-1]["output"].startswith("refused")
+
+
+def _key_in_a_file(tmp: Path) -> None:
+    (tmp / "ws").mkdir()
+    (tmp / "ws" / "notes.txt").write_text(f"key={TEST_KEY}\n")
+
+
+def _key_nowhere(tmp: Path, requests: list[dict], _: object) -> None:
+    assert TEST_KEY not in json.dumps(requests) and "key=[REDACTED]" in requests[1]["input"][-1]["output"]
+    for path in (tmp / "sessions").rglob("*"):
+        assert path.is_dir() or TEST_KEY.encode() not in path.read_bytes(), path
+        if sys.platform != "win32":
+            assert os.stat(path).st_mode & 0o777 == (0o700 if path.is_dir() else 0o600), path
+
+
+def _env_file_written(tmp: Path, requests: list[dict], _: object) -> None:
+    seen = (tmp / "ws" / "env.txt").read_text()
+    assert "PATH=" in seen and not any(name in seen for name in ("STRIPE_KEY", "DATABASE_URL", "MYSQL_PWD"))
+
+
+def _a_lines(tmp: Path) -> None:
+    (tmp / "ws").mkdir()
+    (tmp / "ws" / "data.txt").write_text(("a" * 40 + "!\n") * 20)
+
+
+def _regex_answered(tmp: Path, requests: list[dict], _: object) -> None:
+    assert requests[1]["input"][-1]["output"] == "no matches for '^(a+)+$' in ."
+
+
+def _session_held(tmp: Path) -> Journal:
+    (tmp / "ws").mkdir()
+    journal = Journal.create(tmp / "sessions", tmp / "ws", "m")
+    journal.append(UserMessage("first"))  # this test process holds the session open
+    return journal
+
+
+def _session_untouched(tmp: Path, requests: list[dict], journal: object) -> None:
+    assert isinstance(journal, Journal)
+    journal.close()
+    assert [getattr(i, "text", "") for i in load(journal.folder).items] == ["first"]
+
+
+HARMS: list[Fault] = [
+    Fault("agents_md_symlink_out", "(the repository) `AGENTS.md` is a symlink to `~/.aws/credentials`", [_ok()], 1, 0,
+          ANSWER, "not read: resolved outside the workspace; the file is in no request", setup=_agents_md_link,
+          check=_no_credentials_sent),
+    Fault("rm_rf_braced_home", '(the model) `rm -rf "${HOME}"`, no `--yes`', [_call("run_shell", command='rm -rf "${HOME}"'),
+          _ok()], 2, 0, r"run_shell rm -rf", "judged on the parsed command: refused, the model told why; HOME "
+          "is still there", env={"HOME": "{tmp}/home"}, setup=_home_with_thesis, check=_home_still_there),
+    Fault("escape_sequences_in_a_command", "(the model) a command whose text erases the line and draws another",
+          [_call("run_shell", command="echo hi \x1b[2K\r\x1b[1Agit status"), _ok()], 2, 0, r"\\x1b\[2K\\r",
+          "shown with its escape sequences visible, never obeyed (the approval prompt: a tmux test)"),
+    Fault("command_prints_the_key", "(the model) `cat notes.txt`, which holds the API key", [_call(
+          "run_shell", command="cat notes.txt"), _ok()], 2, 0, ANSWER, "redacted in the request, on screen and in "
+          "every session file (raw archive too); folders 0700, files 0600", setup=_key_in_a_file, check=_key_nowhere),
+    Fault("secret_environment", "(the user's shell) `STRIPE_KEY`, `DATABASE_URL` with a password, `MYSQL_PWD`",
+          [_call("run_shell", command="env > env.txt"), _ok()], 2, 0, ANSWER, "not inherited by commands "
+          "(AGENT_ENV_KEEP / AGENT_ENV_DROP adjust it)", env={"STRIPE_KEY": "sk_live_1", "MYSQL_PWD": "pw1",
+          "DATABASE_URL": "postgres://app:pw2@db.invalid/app"}, check=_env_file_written),
+    Fault("backtracking_regex", "(the model) `search` for `^(a+)+$` over lines of 40 a's and a `!`",
+          [_call("search", pattern="^(a+)+$"), _ok()], 2, 0, ANSWER, "answered at once: patterns run on RE2, "
+          "in linear time, with or without ripgrep", setup=_a_lines, check=_regex_answered),
+    Fault("session_open_elsewhere", "(the user) `--resume` of a session another agent has open", [_ok()], 0, 2,
+          r"is open in another deepseek-agent \(pid \d+ on ", "refused, naming the process that holds it; "
+          "the session is untouched", args=("--resume", "--one", "hello"), task="first", setup=_session_held,
+          check=_session_untouched),
+]
 
 
 FAULTS: list[Fault] = [
@@ -111,37 +213,48 @@ FAULTS: list[Fault] = [
 ]
 
 
-@pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.name)
+@pytest.mark.parametrize("fault", FAULTS + HARMS, ids=lambda f: f.name)
 def test_fault(fault: Fault, tmp_path: Path) -> None:
     from tests.sse_server import ScriptedServer
 
+    if fault.setup is not None and sys.platform == "win32" and fault.setup in (_agents_md_link,):
+        pytest.skip("symlinks need privileges on Windows")
+    prepared = fault.setup(tmp_path) if fault.setup else None
+    env = {k: v.format(tmp=tmp_path) for k, v in fault.env.items()}
     with ScriptedServer(list(fault.script)) as server:
-        done = run_agent(["--one", "hello"], server.url, tmp_path, env=fault.env)
+        done = run_agent(list(fault.args), server.url, tmp_path, env=env)
     out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
     assert len(server.requests) == fault.requests, err
     assert done.returncode == fault.exit_code, err
     assert re.search(fault.shows, out + err, re.DOTALL), err
+    assert "\x1b" not in out + err  # NO_COLOR is set: any escape would be the model's or a command's
     if fault.exit_code == 0:
         assert out == ANSWER + "\n"
+    if fault.check is not None:
+        fault.check(tmp_path, server.requests, prepared)
     # The journal holds every completed item and loads into a valid next request.
     (folder,) = (tmp_path / "sessions").iterdir()
     loaded = load(folder)
-    assert isinstance(loaded.items[0], UserMessage) and loaded.items[0].text == "hello"
+    assert isinstance(loaded.items[0], UserMessage) and loaded.items[0].text == fault.task
     messages = [i for i in loaded.items if isinstance(i, AssistantMessage)]
     if fault.exit_code == 0:
         assert messages[-1].text == ANSWER and messages[-1].status == "completed"
     if fault.partial:
         assert messages and fault.partial in messages[-1].text and messages[-1].status == "incomplete"
     body = build_body(make_settings("http://127.0.0.1:1"), "", [*loaded.items, UserMessage("next")], [])
-    assert body["input"][-1] == {"role": "user", "content": "next"}
+    assert body["input"][-1] == {"role": "user", "content": "next"} and _pairs_valid(body["input"])
+    calls = [i["call_id"] for i in body["input"] if i.get("type") == "function_call"]
+    outputs = [i["call_id"] for i in body["input"] if i.get("type") == "function_call_output"]
+    assert calls == outputs  # each call answered once, in order
 
 
 def fault_table() -> str:
     """README.md's fault table, generated from FAULTS."""
     rows = ["| fault | what the server does | retried | exit code (`--one`) | observed behaviour |",
             "|---|---|---|---|---|"]
-    for f in FAULTS:
-        retried = "yes" if f.requests > 1 else "no"
+    harms = {h.name for h in HARMS}
+    for f in FAULTS + HARMS:
+        retried = "–" if f.name in harms else "yes" if f.requests > 1 else "no"  # a harm's 2nd request: a tool ran
         rows.append(f"| `{f.name}` | {f.fault} | {retried} | {f.exit_code} | {f.behaviour} |")
     return "\n".join(rows)
 

@@ -120,22 +120,32 @@ def test_missing_key_is_one_clear_sentence(tmp_path: Path) -> None:
 
 
 def test_the_key_never_leaks_to_children_output_or_session_files(tmp_path: Path) -> None:
-    """grep for the key's value over everything the agent wrote: stdout, stderr, the session folder."""
-    script = [Reply(call_events([("run_shell", {"command": "env; echo token=$GITHUB_TOKEN"})])),
-              Reply(text_events("done"))]
+    """A command prints the key (read from a workspace file, and in two halves a moment apart): it is
+    in no request, not on stdout or stderr, and in no file under the session folder, all of which
+    are private (review C4)."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "notes.txt").write_text(f"the key is {TEST_KEY}\n")
+    half = len(TEST_KEY) // 2
+    command = (f"env; echo token=$GITHUB_TOKEN; cat notes.txt; printf '%s' '{TEST_KEY[:half]}'; sleep 0.3; "
+               f"printf '%s\\n' '{TEST_KEY[half:]}'")
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("done"))]
     with ScriptedServer(script) as server:
         done = run_agent(["--one", "show env"], server.url, tmp_path,
                          env={"GITHUB_TOKEN": "ghp-also-secret-value", "MY_PASSWORD": "hunter2-secret"})
     assert done.returncode == 0
     output = server.requests[1]["input"][-1]["output"]
-    assert "PATH=" in output  # the command really ran and printed its environment
+    assert "PATH=" in output and "the key is [REDACTED]" in output  # the command really ran
     for secret in (TEST_KEY, "ghp-also-secret-value", "hunter2-secret"):
-        assert secret not in output
+        assert secret not in json.dumps(server.requests)
     written = done.stdout + done.stderr
-    for path in (tmp_path / "sessions").rglob("*"):
-        if path.is_file():
-            written += path.read_bytes()
-    assert TEST_KEY.encode() not in written
+    files = [path for path in (tmp_path / "sessions").rglob("*") if path.is_file()]
+    assert any(path.parent.name == "outputs" for path in files)  # the raw output archive is among them
+    for path in files:
+        written += path.read_bytes()
+    assert TEST_KEY.encode() not in written and b"the key is [REDACTED]" in written
+    if sys.platform != "win32":
+        for path in (tmp_path / "sessions").rglob("*"):
+            assert os.stat(path).st_mode & 0o777 == (0o700 if path.is_dir() else 0o600), path
 
 
 def test_yes_approves_destructive_commands(tmp_path: Path) -> None:

@@ -81,7 +81,7 @@ def test_errors_are_value_errors_that_say_what_to_do(tmp_path: Path) -> None:
     archive = OutputArchive(tmp_path)
     out_id = archive.new_id()
     archive.write(out_id, b"x\n")
-    with pytest.raises(ValueError, match="invalid regex"):
+    with pytest.raises(ValueError, match="invalid regular expression"):
         archive.read(out_id, grep="(unclosed")
     with pytest.raises(ValueError, match=re.escape("unknown output id 'out-9'; the archive holds out-1..out-1")):
         archive.read("out-9")

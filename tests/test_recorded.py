@@ -7,6 +7,7 @@ Expected values are computed independently from the raw events of each recording
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +53,104 @@ def _expected(events: list[dict[str, Any]]) -> dict[str, Any]:
 RESPONSE_FILES = sorted(p for p in RECORDED.iterdir() if p.suffix in (".sse", ".jsonl"))
 
 
+def _facts(path: Path) -> dict[str, Any]:
+    """What each recording shows, measured from its raw events and from the assembler's replay of
+    it; per-stream facts are lists with one entry per stream."""
+    streams = _streams(path)
+    results = []
+    for events in streams:
+        assembler = TurnAssembler(lambda e, d: None)
+        for payload in events:
+            if assembler.handle(payload):
+                break
+        results.append(assembler.result())
+    every = [e for events in streams for e in events]
+    facts: dict[str, Any] = {
+        "streams": len(streams),
+        "events": [len(events) for events in streams],
+        "sequence_numbers": ("absent" if all("sequence_number" not in e for e in every) else
+                             "0.. in each stream" if all([e.get("sequence_number") for e in events] ==
+                                                        list(range(len(events))) for events in streams)
+                             else "irregular"),
+        "deltas": [{t.removeprefix("response.").removesuffix(".delta"): n for t, n in
+                    sorted(Counter(e["type"] for e in events if e["type"].endswith(".delta")).items())}
+                   for events in streams],
+        "terminal": [events[-1]["type"].removeprefix("response.") for events in streams],
+        "calls": [[c.name for c in r.calls] for r in results],
+        "usage": [(r.usage.input_tokens, r.usage.cached_tokens, r.usage.output_tokens, r.usage.reasoning_tokens)
+                  if r.usage else None for r in results],
+        "encrypted_reasoning": [any(isinstance(i, Reasoning) and i.encrypted_content for i in r.items)
+                                for r in results],
+        "error_kind": [r.error.kind if r.error else None for r in results],
+        "arguments_done_has_name": any("name" in e for e in every
+                                       if e["type"] == "response.function_call_arguments.done"),
+        "message_phases": sorted({e["item"].get("phase", "") for e in every if e["type"] ==
+                                  "response.output_item.done" and e["item"]["type"] == "message"}),
+        "obfuscation": any("obfuscation" in e for e in every),
+        "encrypted_changes_on_done": _encrypted_changes(every),
+    }
+    if path.suffix == ".sse":
+        text = path.read_text(encoding="utf-8")
+        lines = [line.removeprefix("event: ") for line in text.splitlines() if line.startswith("event: ")]
+        facts["event_lines_match_type"] = lines == [e["type"] for e in every]
+        facts["done_sentinel"] = "data: [DONE]" in text
+    return facts
+
+
+def _encrypted_changes(events: list[dict[str, Any]]) -> bool:
+    added = {e["item"]["id"]: e["item"].get("encrypted_content") for e in events
+             if e["type"] == "response.output_item.added" and e["item"]["type"] == "reasoning"}
+    return any(e["item"].get("encrypted_content") != added.get(e["item"]["id"]) for e in events
+               if e["type"] == "response.output_item.done" and e["item"]["type"] == "reasoning"
+               and e["item"].get("encrypted_content"))
+
+
+# Each recording's quirks, from SOURCES.md: what it is there to show. A new recording needs its row.
+QUIRKS: dict[str, dict[str, Any]] = {
+    "deepseek-responses-stream-reasoning-function-call.sse": {
+        "events": [34], "sequence_numbers": "0.. in each stream", "event_lines_match_type": True,
+        "done_sentinel": False, "deltas": [{"function_call_arguments": 9, "reasoning_text": 14}],
+        "calls": [["get_temperature"]], "arguments_done_has_name": False, "encrypted_reasoning": [False],
+        "usage": [(366, 256, 59, 14)]},
+    "deepseek-responses-stream-text-after-tool-output.sse": {
+        "message_phases": ["final_answer"], "deltas": [{"output_text": 13}], "calls": [[]],
+        "usage": [(440, 384, 14, 0)], "event_lines_match_type": True},
+    "deepseek-responses-stream-reasoning-text.sse": {
+        "events": [27], "sequence_numbers": "0.. in each stream", "message_phases": ["final_answer"],
+        "deltas": [{"output_text": 7, "reasoning_text": 7}], "calls": [[]], "usage": [(90, 0, 15, 7)]},
+    "openai-responses-stream-function-call-legacy-no-seq.sse": {
+        "sequence_numbers": "absent", "deltas": [{"function_call_arguments": 5}], "calls": [["get_capital"]],
+        "usage": [(255, 0, 16, 0)]},
+    "openai-responses-stream-reasoning-encrypted-function-call.sse": {
+        "sequence_numbers": "0.. in each stream", "events": [14], "encrypted_reasoning": [True],
+        "deltas": [{"function_call_arguments": 6}], "calls": [["final_result"]], "usage": [(53, 0, 469, 448)]},
+    "openai-responses-stream-reasoning-summary-function-call.jsonl": {
+        "streams": 4, "sequence_numbers": "0.. in each stream", "encrypted_changes_on_done": True,
+        "obfuscation": True, "encrypted_reasoning": [True, False, False, False],
+        "calls": [["calculator"], ["calculator"], ["calculator"], []],
+        "terminal": ["completed"] * 4},
+    "openai-responses-stream-error-event-then-failed.jsonl": {
+        "events": [4], "terminal": ["failed"], "error_kind": ["balance"], "calls": [[]], "usage": [None]},
+}
+
+
 def test_every_responses_recording_is_covered() -> None:
-    assert len(RESPONSE_FILES) == 7
+    """Every recording has its quirks asserted (and is described in SOURCES.md); no quirk row
+    names a recording that is gone or a fact that is not measured."""
+    sources = (RECORDED / "SOURCES.md").read_text(encoding="utf-8")
+    names = {p.name for p in RESPONSE_FILES}
+    assert names == set(QUIRKS)
+    assert all(f"`{name}`" in sources for name in names)
+    measured = set(_facts(RESPONSE_FILES[0])) | {"event_lines_match_type", "done_sentinel"}
+    for name, quirks in QUIRKS.items():
+        assert len(quirks) >= 4 and set(quirks) <= measured, name
+
+
+@pytest.mark.parametrize("name", sorted(QUIRKS))
+def test_each_recording_shows_its_quirks(name: str) -> None:
+    facts = _facts(RECORDED / name)
+    for fact, want in QUIRKS[name].items():
+        assert facts[fact] == want, fact
 
 
 @pytest.mark.parametrize("path", RESPONSE_FILES, ids=lambda p: p.name)

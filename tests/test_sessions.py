@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from core.cancel import Cancel
-from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage
-from core.journal import INTERRUPTED_OUTPUT, Journal, list_sessions, load
+from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage, to_record
+from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError, list_sessions, load
 from core.loop import Agent
 from core.request import build_body
 from tests.conftest import TEST_KEY, Recorder, make_settings
@@ -81,7 +81,9 @@ def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder) -> Agent:
 
 def test_cancel_during_a_stream_closes_it_fast_and_keeps_the_partial_text(tmp_path: Path) -> None:
     recorder = Recorder()
-    slow = Reply(text_events("one two three four five six", chunks=6), delay=1.0)
+    # The stream stalls for 30 s after its first words: closing it "fast" means well under that, and
+    # the bound below is generous enough for a loaded 2-core machine.
+    slow = Reply(text_events("one two three four five six", chunks=6), pause_at=3, pause=30.0)
     with ScriptedServer([slow, Reply(text_events("next answer"))]) as server:
         agent = _agent(server, tmp_path, recorder)
         cancel = Cancel()
@@ -94,7 +96,7 @@ def test_cancel_during_a_stream_closes_it_fast_and_keeps_the_partial_text(tmp_pa
         cancel.cancel()
         worker.join(5)
         elapsed = time.monotonic() - start
-        assert elapsed < 0.2, elapsed
+        assert elapsed < 3, elapsed
         assert outcome[0].status == "aborted" and recorder.of("aborted")
         partial = [i for i in agent.history if isinstance(i, AssistantMessage)]
         assert partial and partial[0].status == "interrupted" and partial[0].text
@@ -171,7 +173,8 @@ def test_kill_9_during_a_tool_run_then_resume_loses_nothing(tmp_path: Path) -> N
         proc.kill()
         proc.wait()
         kinds = [r["kind"] for r in _journal_records(tmp_path) if r["kind"] != "usage"]
-        assert kinds == ["session", "user", "reasoning", "function_call", "function_call", "function_call_output"]
+        assert kinds == ["session", "user", "reasoning", "function_call", "function_call", "checkpoint",
+                         "function_call_output"]  # the write_file checkpoint comes before its output
         done = run_agent(["--resume", "--one", "go on"], server.url, tmp_path)
     assert done.returncode == 0 and done.stdout.decode() == "resumed fine\n"
     request = server.requests[-1]["input"]
@@ -258,7 +261,7 @@ def test_cancel_while_waiting_for_the_response_headers_is_immediate(tmp_path: Pa
         start = time.monotonic()
         cancel.cancel()
         worker.join(5)
-        assert time.monotonic() - start < 0.5
+        assert time.monotonic() - start < 3  # the server would answer after 8 s
     assert outcome[0].status == "aborted"
 
 
@@ -363,3 +366,140 @@ def test_repl_commands_sessions_resume_context(tmp_path: Path) -> None:
     assert out.strip() == "continued"
     assert [i.get("content") for i in server.requests[-1]["input"]] == ["remember: use pnpm", "first answer",
                                                                        "and now?"]
+
+
+# -- durability (issue 9 item 7) ------------------------------------------------------------------
+class _DiskFullOnce:
+    """The journal's file, failing one write half-way through with ENOSPC (as a full disk does)."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+        self.armed = False
+
+    def write(self, data) -> int:
+        if self.armed:
+            self.armed = False
+            self.real.write(bytes(data[: len(data) // 2]))
+            raise OSError(28, "No space left on device")
+        return self.real.write(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
+def test_a_failed_append_loses_only_that_record(tmp_path: Path) -> None:
+    """Review C11: the record after a half-written one used to be glued to it, and both were lost."""
+    recorder = Recorder()
+    script = [Reply(call_events([("run_shell", {"command": "echo one"})])), Reply(text_events("first done")),
+              Reply(text_events("second done"))]
+    with ScriptedServer(script) as server:
+        agent = _agent(server, tmp_path, recorder)
+        agent.run("task one")
+        disk = _DiskFullOnce(agent.journal._file)
+        agent.journal._file = disk
+        disk.armed = True
+        agent.run("task two: the disk is full while this is written")
+        agent.journal.close()
+    warnings = [n["message"] for n in recorder.of("notice") if "journal" in n["message"]]
+    assert len(warnings) == 1 and "No space left" in warnings[0]
+    loaded = load(agent.journal.folder)
+    texts = [getattr(i, "text", None) for i in loaded.items]
+    assert "second done" in texts  # every record written after the failed one loads
+    lost = [to_record(i) for i in agent.history if to_record(i) not in [to_record(j) for j in loaded.items]]
+    assert lost == [to_record(UserMessage("task two: the disk is full while this is written"))]
+    assert any("damaged" in n for n in loaded.notices) and not any("cut off" in n for n in loaded.notices)
+    body = build_body(agent.settings, "", [*loaded.items, UserMessage("next")], [])
+    assert _pairs_valid(body["input"])
+
+
+def test_a_session_open_in_one_agent_cannot_be_resumed_in_another(tmp_path: Path) -> None:
+    """Review C12: two terminals resuming one session interleaved it. The second is told who holds it."""
+    script = [Reply(text_events("first answer")), Reply(text_events("slow answer", chunks=4), delay=1.0),
+              Reply(text_events("third answer"))]
+    with ScriptedServer(script) as server:
+        assert run_agent(["--one", "first task"], server.url, tmp_path).returncode == 0
+        holder = _spawn(["--resume", "--one", "task A"], server.url, tmp_path)
+        _wait_for(lambda: len(server.requests) >= 2)  # A has the session open and is streaming
+        second = run_agent(["--resume", "--one", "task B"], server.url, tmp_path)
+        assert holder.wait(timeout=30) == 0
+        third = run_agent(["--resume", "--one", "task C"], server.url, tmp_path)
+    err = second.stderr.decode()
+    assert second.returncode == 2 and f"is open in another deepseek-agent (pid {holder.pid} on " in err, err
+    assert third.returncode == 0, third.stderr.decode()  # the lock went with the process that held it
+    users = [r["content"] for r in server.requests[-1]["input"] if r.get("role") == "user"]
+    assert users == ["first task", "task A", "task C"]  # task B never entered the journal
+
+
+def test_sessions_started_in_the_same_second_never_share_a_journal(tmp_path: Path) -> None:
+    """Issue 15: the id had 16 random bits after the second; now 32, and a clash would meet the lock."""
+    journals = [Journal.create(tmp_path, tmp_path, "m") for _ in range(200)]
+    assert len({j.id[:15] for j in journals}) <= 2 and len({j.id for j in journals}) == 200
+    first, second = journals[0], Journal(journals[0].folder, header={"kind": "session"})
+    first.append(UserMessage("mine"))
+    try:
+        second.append(UserMessage("theirs"))
+        raise AssertionError("two journals wrote one session")
+    except JournalError as exc:
+        assert "is open in another deepseek-agent" in str(exc)
+    first.close()
+    assert [i.text for i in load(first.folder).items] == ["mine"]
+
+
+def _reader(body: dict) -> Reply:
+    """A model that reads f0..f5 for "task one", answers "task two" at once, and summarises on request;
+    it reports input tokens as a real server would (about one per 3 characters), so calibration and
+    the budget behave as they do in use."""
+    reply = _reader_reply(body)
+    for event in reply.events:
+        if event["type"] == "response.completed":
+            event["response"]["usage"]["input_tokens"] = len(json.dumps(body)) // 3
+    return reply
+
+
+def _reader_reply(body: dict) -> Reply:
+    if body.get("tool_choice") == "none":
+        return Reply(text_events("Summary: the user asked to read f0..f5; they were read; next: answer."))
+    users = [i["content"] for i in body["input"] if i.get("role") == "user"]
+    if users[-1] == "task two":
+        return Reply(text_events("done two"))
+    calls = [json.loads(i["arguments"])["path"] for i in body["input"] if i.get("type") == "function_call"]
+    done = int(calls[-1][1]) + 1 if calls else 0
+    if done < 6:
+        thought = f"step {done}: " + " ".join(f"idea{done}x{k}" for k in range(400))  # turns clearing cannot shrink
+        return Reply(call_events([("read_file", {"path": f"f{done}.txt"})], reasoning=thought))
+    return Reply(text_events("done one"))
+
+
+def test_resume_restores_compaction_so_the_next_request_is_the_one_without_the_restart(tmp_path: Path) -> None:
+    """Review C6: a resume forgot the journaled summary, sent the full history again and summarised
+    (and billed) the same span a second time. Compared: one process doing two tasks, and the same two
+    tasks with a restart between them."""
+    env = {"AGENT_WORKING_BUDGET": "6000", "DEEPSEEK_CONTEXT_WINDOW": "100000"}
+    requests = {}
+    for how in ("live", "restarted"):
+        base = tmp_path / how
+        (base / "ws").mkdir(parents=True)
+        for n in range(6):
+            (base / "ws" / f"f{n}.txt").write_text(f"file {n}: " + " ".join(f"w{n}{k}" for k in range(700)) + "\n")
+        with ScriptedServer(responder=_reader) as server:
+            if how == "live":
+                done = run_agent(["--plain"], server.url, base, stdin=b"task one\ntask two\n", env=env)
+            else:
+                assert run_agent(["--one", "task one"], server.url, base, env=env).returncode == 0
+                done = run_agent(["--resume", "--one", "task two"], server.url, base, env=env)
+        assert done.returncode == 0, done.stderr.decode()
+        requests[how] = server.requests
+    live, restarted = requests["live"], requests["restarted"]
+    summaries = [i for i, r in enumerate(live) if r.get("tool_choice") == "none"]
+    assert summaries, "the scenario must compact during task one"
+    first_of_task_two = next(i for i, r in enumerate(live) if r["input"][-1].get("content") == "task two")
+    assert summaries[-1] < first_of_task_two
+    def same(request: dict) -> list[dict]:  # the server numbers item and call ids per run
+        return [{k: v for k, v in item.items() if k not in ("id", "call_id")} for item in request["input"]]
+
+    assert [same(r) for r in restarted] == [same(r) for r in live]  # not one request differs
+    assert all(_pairs_valid(r["input"]) for r in restarted)
+    assert sum(r.get("tool_choice") == "none" for r in restarted) == len(summaries)  # no span summarised twice
+    records = _journal_records(tmp_path / "restarted")
+    compactions = [r for r in records if r["kind"] == "compaction"]
+    assert compactions and all(r["usage"]["input_tokens"] > 0 for r in compactions)  # summaries are billed too

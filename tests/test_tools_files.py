@@ -44,8 +44,8 @@ def test_paths_outside_the_workspace_are_refused(ws: Path, tmp_path: Path) -> No
     with pytest.raises(ToolError, match="through a symlink"):
         read_file({"path": "link.txt"}, ctx(ws))
     with pytest.raises(ToolError, match="outside"):
-        write_file({"path": "/tmp/evil.txt", "content": "x"}, ctx(ws))
-    assert not Path("/tmp/evil.txt").exists() or Path("/tmp/evil.txt").read_text() != "x"
+        write_file({"path": str(tmp_path / "evil.txt"), "content": "x"}, ctx(ws))
+    assert not (tmp_path / "evil.txt").exists()
 
 
 def test_paths_inside_are_allowed_even_through_inner_symlinks(ws: Path) -> None:
@@ -130,6 +130,35 @@ def test_list_files_skips_noise_and_respects_depth(ws: Path) -> None:
     out = list_files({"max_depth": 2}, ctx(ws)).output
     assert "src/app.py" in out and "src/deep/" in out and "src/deep/er/x.py" not in out
     assert "node_modules/pkg" not in out and "not listed: .git/, node_modules/" in out
+
+
+def test_list_files_shows_a_symlink_by_its_own_name(ws: Path, tmp_path: Path) -> None:
+    (ws / "real.py").write_text("x")
+    (ws / "pkg").mkdir()
+    (ws / "pkg" / "mod.py").write_text("y")
+    os.symlink("real.py", ws / "link.py")
+    os.symlink("pkg", ws / "alias")
+    (tmp_path / "private.txt").write_text("z")
+    os.symlink(tmp_path / "private.txt", ws / "escape.txt")
+    lines = list_files({}, ctx(ws)).output.splitlines()
+    assert lines == ["alias/ -> pkg/", "escape.txt -> (outside the workspace)", "link.py -> real.py", "pkg/",
+                     "pkg/mod.py", "real.py"]
+    assert str(tmp_path) not in "\n".join(lines)
+
+
+def test_edit_file_on_a_folder_never_names_what_is_outside_the_workspace(ws: Path, tmp_path: Path) -> None:
+    (tmp_path / "ws2").mkdir()  # a sibling of the workspace whose name is close to it
+    (ws / "src").mkdir()
+    for path in (".", "src", str(ws)):
+        with pytest.raises(ToolError) as info:
+            edit_file({"path": path, "old_text": "a", "new_text": "b"}, ctx(ws))
+        assert "is a directory" in str(info.value) and str(tmp_path) not in str(info.value)
+        assert "ws2" not in str(info.value)
+    with pytest.raises(ToolError, match=r"'srd/x.py' does not exist$"):
+        edit_file({"path": "srd/x.py", "old_text": "a", "new_text": "b"}, ctx(ws))
+    (ws / "src" / "main.py").write_text("a")
+    with pytest.raises(ToolError, match=r"similar: src/main\.py"):
+        edit_file({"path": "src/mian.py", "old_text": "a", "new_text": "b"}, ctx(ws))
 
 
 def test_search_finds_matches_and_reports_bad_regex(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:

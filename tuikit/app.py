@@ -143,7 +143,7 @@ class AgentApp:
     def _width(self) -> int:
         try:
             return self.app.output.get_size().columns
-        except Exception:
+        except Exception:  # no terminal size yet (tests): a usual width
             return 80
 
     def _focus(self, target: Any) -> None:

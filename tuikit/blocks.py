@@ -184,7 +184,7 @@ class ToolBlock(Block):
         self.state = state
 
     def add_output(self, text: str) -> None:
-        self.state.live = (self.state.live + safe(text))[-self.LIVE_KEEP:]
+        self.state.live = (self.state.live + safe(text, output=True))[-self.LIVE_KEEP:]
         self.changed()
 
     def render(self, width: int) -> list[Fragments]:

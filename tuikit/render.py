@@ -8,7 +8,6 @@ leaks control sequences (OSC 8 links and the like) into the screen.
 from __future__ import annotations
 
 import io
-import re
 from functools import lru_cache
 from typing import Any
 
@@ -16,24 +15,19 @@ from rich.color import ColorType
 from rich.console import Console
 from rich.style import Style
 
+from core.sanitize import defuse
+
 Fragments = list[tuple[str, str]]
 
 _STANDARD = ("ansiblack", "ansired", "ansigreen", "ansiyellow", "ansiblue", "ansimagenta", "ansicyan", "ansigray",
              "ansibrightblack", "ansibrightred", "ansibrightgreen", "ansibrightyellow", "ansibrightblue",
              "ansibrightmagenta", "ansibrightcyan", "ansiwhite")
-# Everything that could move the cursor, change modes or set titles: C0/C1 controls but \t and \n,
-# and whole escape sequences (CSI, OSC, DCS, ...), so model or command text cannot forge the screen.
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]P^_X][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def safe(text: str) -> str:
-    """Text fit to show: escape sequences and control characters removed, \\r\\n → \\n, tabs kept."""
-    text = text.replace("\r\n", "\n")
-    return _CONTROL.sub("", text.replace("\r", "\n")) if ("\x1b" in text or _has_control(text)) else text
-
-
-def _has_control(text: str) -> bool:
-    return any((ord(c) < 32 and c not in "\t\n") or 0x7f <= ord(c) <= 0x9f for c in text)
+def safe(text: str, *, output: bool = False) -> str:
+    """Text fit to show, through the project's one sanitiser (core/sanitize.py): control characters
+    made visible; for command output (`output=True`) colours dropped and \\r redraws resolved."""
+    return defuse(text.replace("\r\n", "\n"), output=output)
 
 
 def _color(color: Any, background: bool) -> str:

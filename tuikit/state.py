@@ -25,6 +25,7 @@ from tuikit.blocks import (
     ToolState,
     UserBlock,
 )
+from tuikit.render import safe
 from tuikit.transcript import Transcript
 
 _STAMP = re.compile(r"\[pruned ([\d,]+) → ([\d,]+) chars")
@@ -154,7 +155,8 @@ class View:
                 self.banner("context", "earlier turns were summarised")
             elif kind == "tool":
                 state = ToolState(str(entry.get("call_id", "")), str(entry.get("name", "?")), entry.get("arguments"),
-                                  status=str(entry.get("status", "ok")), result=str(entry.get("result", "")))
+                                  status=str(entry.get("status", "ok")),
+                                  result=safe(str(entry.get("result", "")), output=True))
                 self.add(ToolBlock(state))
         if d.get("resumed"):
             self.banner("info", f"resumed session {d.get('id', '')} ({len(history)} entries)")
@@ -246,7 +248,7 @@ class View:
             return
         s = block.state
         s.status, s.duration = str(d.get("status", "ok")), float(d.get("duration") or 0)
-        s.result, s.model_result = str(d.get("result", "")), str(d.get("model_result", ""))
+        s.result, s.model_result = safe(str(d.get("result", "")), output=True), str(d.get("model_result", ""))
         block.changed()
         stamp = _STAMP.search(s.result)
         if stamp:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from ..items import Item, UserMessage
+from ..items import FunctionCallOutput, Item, UserMessage
 from .breakdown import breakdown
 from .clear import clear_old_results, results_can_reach_goal
-from .compact import Compactor, Summarizer
+from .compact import CompactionCancelled, Compactor, Summarizer
 from .dedup import supersede_rereads
 from .drop import drop_old_turns
 from .index import JournalIndex
@@ -45,6 +45,19 @@ class Shaped:
     raw_tokens: int
 
 
+def _request_end(items: list[Item], at: int) -> int:
+    """How many of the first `at` items a request made at that point carried: up to the last input
+    (user message or tool output), not the model output that came back."""
+    for i in range(at, 0, -1):
+        if isinstance(items[i - 1], UserMessage | FunctionCallOutput):
+            return i
+    return at
+
+
+def _not_journaled(items: list[Item]) -> str:
+    raise CompactionCancelled("no journaled summary for this span")
+
+
 class ContextManager:
     """Shapes requests for one session's journal. See the package docstring for the loop's part."""
 
@@ -53,7 +66,10 @@ class ContextManager:
     ) -> None:
         self.settings = settings
         self.calibration = Calibration()
-        self._compactor = Compactor(summarize) if summarize else None
+        self._summarize = summarize
+        # Through a lambda, so restore() can serve journaled summaries while it replays.
+        self._compactor = Compactor(lambda items: self._summarize(items)) if summarize else None  # type: ignore[misc]
+        self.compacting_now = False  # inside compact_now(): the summary about to be journaled is a /compact
         self._tools_json = tools_json
         self._tools_raw = text_tokens(tools_json)
         self._instructions = ("", 0)
@@ -94,14 +110,49 @@ class ContextManager:
         nothing changes and the action says why. No actions means there was nothing to compact."""
         self._sync(items)
         p = self._pass(items, self._fixed(instructions), 0, 0)
-        action = drop_old_turns(
-            p,
-            self._raw(self.settings.user_cap),
-            self._raw(self.settings.summary_cap),
-            self._compactor,
-            manual=True,
-        )
+        self.compacting_now = True
+        try:
+            action = drop_old_turns(
+                p,
+                self._raw(self.settings.user_cap),
+                self._raw(self.settings.summary_cap),
+                self._compactor,
+                manual=True,
+            )
+        finally:
+            self.compacting_now = False
         return self._shaped(items, p.total, [action] if action else [])
+
+    def restore(self, items: list[Item], events: list[tuple[int, dict]], instructions: str) -> None:
+        """Rebuild the shaping state of a resumed session, so its next request is the one it would
+        have sent without the restart (and no span is summarised, and billed, twice).
+
+        Shaping is deterministic given the journal, the calibration and the summaries, so the
+        decisions are replayed: `events` are the journal's compaction and usage records, each with
+        the number of items before it. A compaction record replays the shaping that asked for it
+        (a /compact one, compact_now) with the journaled summary; a usage record replays its
+        request's shaping and calibration. A summary the journal does not hold is not made up: the
+        replay keeps those turns, as a cancelled summary would."""
+        if self._compactor is None:
+            return
+        live, shaped = self._summarize, None
+        try:
+            for at, record in events:
+                request = _request_end(items, at)
+                if record.get("kind") == "compaction":
+                    text = str(record.get("text", ""))
+                    self._summarize = lambda _items, text=text: text
+                    if record.get("manual"):
+                        self.compact_now(items[:at], instructions)
+                    else:
+                        shaped = self.shape(items[:request], instructions)
+                elif record.get("kind") == "usage":
+                    self._summarize = _not_journaled
+                    shaped = shaped or self.shape(items[:request], instructions)
+                    self.calibrate(shaped, int(record.get("input_tokens") or 0))
+                    shaped = None
+        finally:
+            self._summarize = live
 
     def calibrate(self, shaped: Shaped, reported_input_tokens: int) -> None:
         """Scale future estimates by the provider's count of the request `shaped` became."""

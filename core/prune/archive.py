@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
+from core.pattern import Matcher, compile_pattern
+from core.private import make_folder, open_file
 from core.prune.clean import clean_line
 
 MiB = 1024 * 1024
@@ -25,19 +27,46 @@ COUNT_CHUNK = 4 * MiB
 
 
 class ArchiveWriter:
-    """A binary append-only file a running command streams into; closing it enforces the cap."""
+    """A binary append-only file a running command streams into; closing it enforces the cap.
+
+    What lands on disk is redacted like everything else the session keeps: whole lines at a time,
+    so a secret split across two reads is still found (a line longer than HOLD_BYTES is written in
+    pieces, keeping back a tail long enough to hold any secret)."""
+
+    HOLD_BYTES = 1 * MiB
+    TAIL_BYTES = 4096
 
     def __init__(self, archive: OutputArchive, archive_id: str) -> None:
         self.archive = archive
         self.archive_id = archive_id
         self.notice: str | None = None  # set on close when older archives had to go
-        self._file: BinaryIO = archive.path(archive_id).open("ab")
+        self._file: BinaryIO = open_file(archive.path(archive_id), "ab")
+        self._pending = b""
 
     def write(self, data: bytes | str) -> int:
-        return self._file.write(data.encode("utf-8", errors="replace") if isinstance(data, str) else data)
+        chunk = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
+        if self.archive.redact is None:
+            return self._file.write(chunk)
+        held = self._pending + chunk
+        cut = held.rfind(b"\n") + 1
+        if not cut and len(held) > self.HOLD_BYTES:
+            cut = len(held) - self.TAIL_BYTES
+        ready, self._pending = held[:cut], held[cut:]
+        if ready:
+            self._file.write(self._redacted(ready))
+        return len(chunk)
 
     def flush(self) -> None:
+        """Write out everything, the unfinished last line included (the command has ended)."""
+        if self._pending:
+            self._file.write(self._redacted(self._pending))
+            self._pending = b""
         self._file.flush()
+
+    def _redacted(self, data: bytes) -> bytes:
+        assert self.archive.redact is not None
+        # surrogateescape: bytes that are not UTF-8 (and characters cut by a read) stay exactly as they were
+        return self.archive.redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
     @property
     def closed(self) -> bool:
@@ -45,6 +74,7 @@ class ArchiveWriter:
 
     def close(self) -> None:
         if not self._file.closed:
+            self.flush()
             self._file.close()
             self.notice = self.archive.enforce_cap(keep=self.archive_id)
 
@@ -57,9 +87,11 @@ class ArchiveWriter:
 
 
 class OutputArchive:
-    def __init__(self, folder: Path, max_total_bytes: int = 200 * MiB) -> None:
+    def __init__(self, folder: Path, max_total_bytes: int = 200 * MiB,
+                 redact: Callable[[str], str] | None = None) -> None:
         self.folder = Path(folder)
         self.max_total_bytes = max_total_bytes
+        self.redact = redact  # the session's redactor: the archive is on disk like the journal
         self.notices: list[str] = []  # every cap notice so far, oldest first
         self._dropped: dict[str, str] = {}  # archive id -> the notice that dropped it
         self._lock = threading.Lock()
@@ -72,11 +104,11 @@ class OutputArchive:
         The file is created at once, so two sessions sharing a folder never get the same id.
         """
         with self._lock:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            make_folder(self.folder)
             number = max(self._numbers(), default=0) + 1
             while True:
                 try:
-                    self.path(f"out-{number}").open("xb").close()
+                    open_file(self.path(f"out-{number}"), exclusive=True).close()
                     return f"out-{number}"
                 except FileExistsError:
                     number += 1
@@ -133,10 +165,7 @@ class OutputArchive:
         if offset < 1 or limit < 1:
             raise ValueError(f"offset and limit count lines from 1 (got offset={offset}, limit={limit})")
         if grep is not None:
-            try:
-                pattern = re.compile(grep)
-            except re.error as exc:
-                raise ValueError(f"invalid regex {grep!r}: {exc}") from None
+            pattern = compile_pattern(grep)  # linear time: a model's regex cannot hang the agent
             return self._grep(archive_id, path, pattern, offset, limit)
         return self._page(archive_id, path, offset, limit)
 
@@ -172,7 +201,7 @@ class OutputArchive:
                 if total > shown_to else "")
         return head + "\n" + "\n".join(out) + tail
 
-    def _grep(self, archive_id: str, path: Path, pattern: re.Pattern[str], offset: int, limit: int) -> str:
+    def _grep(self, archive_id: str, path: Path, pattern: Matcher, offset: int, limit: int) -> str:
         out: list[str] = []
         matches = 0
         with path.open("rb") as f:

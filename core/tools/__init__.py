@@ -59,9 +59,10 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
              "path": {"type": "string", "description": "Folder relative to the workspace root (default '.')."},
              "max_depth": {"type": "integer", "description": "How many levels to descend (default 3)."},
          }, []), list_files),
-    Tool("search", "Search file contents with a regular expression; returns path:line:text for each match.",
+    Tool("search", "Search file contents with a regular expression; returns path:line:text for each match. "
+         "Searches hidden and git-ignored files too, not .git, node_modules, virtualenvs or caches.",
          params({
-             "pattern": {"type": "string", "description": "Regular expression (Python/ripgrep syntax)."},
+             "pattern": {"type": "string", "description": "Regular expression (RE2/ripgrep syntax: no lookaround or backreferences)."},
              "path": {"type": "string", "description": "File or folder to search (default '.')."},
              "glob": {"type": "string", "description": "Only files matching this glob, e.g. '*.py'."},
              "ignore_case": {"type": "boolean", "description": "Case-insensitive (default false)."},
@@ -72,7 +73,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
              "id": {"type": "string", "description": "The output id, e.g. 'out-7'."},
              "offset": {"type": "integer", "description": "First line, 1-based (default 1)."},
              "limit": {"type": "integer", "description": "How many lines (default 200)."},
-             "grep": {"type": "string", "description": "Only lines matching this regular expression."},
+             "grep": {"type": "string", "description": "Only lines matching this regular expression (RE2 syntax)."},
          }, ["id"]), read_output),
 )}
 
@@ -102,7 +103,11 @@ def run_tool(call: FunctionCall, ctx: ToolContext, refusal: str | None = None) -
     else:
         try:
             args = parse_arguments(call.arguments, tool)
-            result = tool.handler(args, ctx)
+            if tool.name == "run_shell" and ctx.checkpoints is not None:
+                with ctx.checkpoints.command(args["command"]):  # what the command changes can be undone
+                    result = tool.handler(args, ctx)
+            else:
+                result = tool.handler(args, ctx)
         except ToolError as exc:
             result = ToolResult(f"error: {exc}", status="error")
         except (OSError, UnicodeError) as exc:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cancel import Cancel
 from core.config import Settings
 from core.events import Emit
 from core.prune.archive import OutputArchive
 from core.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from core.checkpoints import Checkpoints
 
 # (what is about to happen, why it needs a yes) -> None when allowed, else why it was refused.
 Approve = Callable[[str, str], str | None]
@@ -37,6 +40,7 @@ class ToolContext:
     cancel: Cancel
     call_id: str = ""
     archive: OutputArchive | None = None  # where run_shell keeps full outputs, when there is one
+    checkpoints: Checkpoints | None = None  # records every change to the workspace, when there is a session
 
 
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]

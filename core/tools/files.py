@@ -47,9 +47,14 @@ def looks_binary(head: bytes) -> bool:
 
 
 def _missing(ctx: ToolContext, target: Path, path: str) -> ToolError:
+    """Say the path does not exist, with similar names from its folder; never from outside the
+    workspace (the root's own parent is not the model's business)."""
+    if target.is_dir():
+        return ToolError(f"{ctx.workspace.rel(target)!r} is a directory, not a file; "
+                         "use list_files to see what it holds")
     parent = target.parent
     hint = ""
-    if parent.is_dir():
+    if parent.is_dir() and parent.is_relative_to(ctx.workspace.root):
         close = difflib.get_close_matches(target.name, os.listdir(parent), n=3, cutoff=0.6)
         if close:
             hint = "; similar: " + ", ".join(ctx.workspace.rel(parent / c) for c in close)
@@ -138,13 +143,14 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if target.is_dir():
         raise ToolError(f"{rel} is a directory")
     _guard_credentials(ctx, rel, "write")
-    existed = target.exists()
-    before = len(target.read_bytes().splitlines()) if existed else 0
+    previous = target.read_bytes() if target.exists() else None
     target.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8")
     target.write_bytes(data)
+    if ctx.checkpoints is not None:
+        ctx.checkpoints.file_changed("write_file", rel, previous, data)
     lines = len(content.splitlines())
-    what = f"overwrote {rel} (was {before} lines)" if existed else f"created {rel}"
+    what = f"overwrote {rel} (was {len(previous.splitlines())} lines)" if previous is not None else f"created {rel}"
     return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes",
                       meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})
 
@@ -177,6 +183,8 @@ def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     updated = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
     data = updated.encode("utf-8", errors="surrogateescape")
     target.write_bytes(data)
+    if ctx.checkpoints is not None:
+        ctx.checkpoints.file_changed("edit_file", rel, raw, data)
     replaced = count if args.get("replace_all") else 1
     span = new.count("\n") + 1
     shown = updated.split("\n")[max(0, first_line - 3): first_line - 1 + span + 2]
@@ -232,12 +240,12 @@ def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         kept = []
         for name in sorted(dirs):
             if name in SKIP_DIRS:
-                skipped.append(ctx.workspace.rel(here / name) + "/")
+                skipped.append(_entry(ctx, here / name, "/"))
             else:
-                entries.append(ctx.workspace.rel(here / name) + "/")
+                entries.append(_entry(ctx, here / name, "/"))
                 kept.append(name)
         dirs[:] = kept if len(here.parts) - base_depth + 1 < max_depth else []
-        entries += [ctx.workspace.rel(here / name) for name in files]
+        entries += [_entry(ctx, here / name) for name in files]
         if len(entries) > 20 * MAX_LIST_ENTRIES:
             break
     entries.sort()
@@ -251,3 +259,15 @@ def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if skipped:
         text += "\n[not listed: " + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else "") + "]"
     return ToolResult(text)
+
+
+def _entry(ctx: ToolContext, path: Path, suffix: str = "") -> str:
+    """A listing line: the entry's own workspace-relative name (a symlink is not resolved to its
+    target's name, which would list the target twice and hide the link), and where a link points."""
+    name = path.relative_to(ctx.workspace.root).as_posix() + suffix
+    if not path.is_symlink():
+        return name
+    target = path.resolve()
+    inside = target == ctx.workspace.root or target.is_relative_to(ctx.workspace.root)
+    shown = ctx.workspace.rel(target) if inside else "(outside the workspace)"
+    return f"{name} -> {shown}{suffix if inside and target.is_dir() else ''}"

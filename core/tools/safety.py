@@ -1,39 +1,37 @@
 """Which commands and writes need the user's yes before they run.
 
-Fails closed: when nobody can answer (`--one` without `--yes`, piped input), the action is refused
-and the model is told why, so it can choose a safer way.
+Judged on the parsed command (`core.tools.cmdline`), not on its text: the argv after quoting and
+known expansions, looking through `sudo`, `env`, `xargs`, `sh -c`, `eval` and interpreter one-liners.
+Asked about:
+
+- a delete, move, overwrite, truncate or recursive permission change whose target is outside the
+  workspace, is the workspace itself or a folder holding it (the system temp folder's contents and
+  `/dev/null` are scratch space);
+- git commands that discard uncommitted work, rewrite history or destroy remote refs;
+- disk and filesystem tools, raw device writes, shutdown, irrecoverable wipes, writes to credential
+  files;
+- what cannot be judged before it runs: a target or command name known only at run time, text
+  piped into a shell, `eval` of something computed, an interpreter one-liner that deletes or spawns.
+
+This is a guard rail against mistakes, not a sandbox: commands run with the user's rights, and
+`--yes` approves everything. Fails closed: when nobody can answer (`--one` without `--yes`, piped
+input), the action is refused and the model is told why, so it can choose a safer way.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import os
 import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
 
-_BROAD_TARGET = r"""(?:/|/\*|~/?|~/\*|\*|\.|\./|\./\*|\.\.|\.\./?\*?|\$HOME/?\*?|"\$HOME"/?|/(?:usr|etc|var|bin|boot|home|lib|opt|root|srv|sys|dev)/?\*?|[A-Za-z]:\\?\*?)"""
-_END = r"""(?:\s|$|;|&|\||\))"""
+from core.tools.cmdline import GLOB, LIT, PARSERS, SUB, TILDE, VAR, Simple, Unparsed, Word
 
-_DESTRUCTIVE: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), why) for p, why in (
-    (r"\brm\s+(?:-[a-z]*\s+)*(?:-[a-z]*r[a-z]*f|-[a-z]*f[a-z]*r|--recursive\s+--force|--force\s+--recursive"
-     r"|-r\s+-f|-f\s+-r|-R\s+-f|-f\s+-R)[a-z]*\s+(?:--\s+)?(?:\S+\s+)*" + _BROAD_TARGET + _END,
-     "recursive forced delete of a broad path"),
-    (r"\b(?:mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs|fdisk|sfdisk|parted|diskpart)\b|\bformat(?:\.com)?\s+[a-z]:",
-     "disk or filesystem tool"),
-    (r"\bdd\b[^;&|]*\bof=/dev/", "raw write to a device"),
-    (r">\s*/dev/(?:sd|nvme|hd|disk|mmcblk)", "raw write to a device"),
-    (r"\bshred\b", "irrecoverable file wipe"),
-    (r"\bgit\s+push\b[^;&|]*(?:\s--force(?:-with-lease)?\b|\s-f\b|\s\+\S)", "force push"),
-    (r"\bgit\s+reset\s+--hard\b", "discards uncommitted work"),
-    (r"\bgit\s+clean\s+-[a-z]*f", "deletes untracked files"),
-    (r"\bchmod\s+(?:-[a-z]*R[a-z]*\s+)\S*\s+" + _BROAD_TARGET + _END, "recursive permission change of a broad path"),
-    (r"\bchown\s+(?:-[a-z]*R[a-z]*\s+)\S*\s+" + _BROAD_TARGET + _END, "recursive owner change of a broad path"),
-    (r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:", "fork bomb"),
-    (r"\bRemove-Item\b[^;|]*-Recurse[^;|]*" + _BROAD_TARGET.replace("(?:", "(?:\\s", 1) + _END,
-     "recursive forced delete of a broad path"),
-    (r"\b(?:rd|rmdir)\s+/s\b", "recursive delete"),
-    (r"\bdel\s+(?:/[a-z]\s+)*/s\b", "recursive delete"),
-    (r"(?:^|[;&|(]\s*|\bsudo\s+)(?:shutdown|reboot|halt|poweroff)\b", "shuts the machine down"),
-    (r"\bgit\s+(?:checkout\s+(?:\S+\s+)?--\s+\.|restore\s+(?![^;&|]*--staged\b)(?:--?\S+\s+)*\.)(?:\s|$|;|&)",
-     "discards uncommitted work"),
-))
+MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and asking)
 
 # Files that hold credentials: writing to them needs a yes.
 _CREDENTIAL_PATH = re.compile(
@@ -42,19 +40,696 @@ _CREDENTIAL_PATH = re.compile(
     r"|\.gnupg[/\\]|credentials\.json$)",
     re.IGNORECASE,
 )
-_REDIRECT_TARGETS = re.compile(r"(?:>>?|\btee\s+(?:-a\s+)?|\bcp\s+\S+\s+|\bmv\s+\S+\s+)\s*(['\"]?)([^\s;&|'\"]+)\1")
+_FORK_BOMB = re.compile(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:")
+_DEVICE = re.compile(r"^/dev/(?:sd|nvme|hd|disk|mmcblk|vd|xvd|md|dm-|mapper/)")
+_HARMLESS_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "$null", "nul"}
+_WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*:|\\\\|//)")
+
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"}
+_INTERPRETERS = {"python": "-c", "python2": "-c", "python3": "-c", "py": "-c", "pypy": "-c", "pypy3": "-c",
+                 "node": "-e", "nodejs": "-e", "deno": "eval", "bun": "-e", "perl": "-e", "ruby": "-e",
+                 "php": "-r", "lua": "-e", "osascript": "-e"}
+_CODE_DANGER = re.compile(
+    r"rmtree|\bremove\s*\(|\bunlink|\brmdir|\brm\s*\(|rmSync|\brm_rf\b|\brm_r\b|FileUtils\.rm|File\.delete"
+    r"|\brename|\breplace\s*\(|shutil\.move|\bmove\s*\(|truncate|\bsystem\s*\(|subprocess|Popen|\bspawn|execSync"
+    r"|child_process|\bexec\s*\(|\beval\s*\(|`|\bos\.exec|\bchmod|\bchown|Remove-Item|\bkill",
+    re.IGNORECASE)
+_WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its options that take a value
+    "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
+    "doas": {"-u", "-C"}, "nice": {"-n", "--adjustment"}, "nohup": set(), "time": {"-f", "-o"},
+    "timeout": {"-s", "-k", "--signal", "--kill-after"}, "command": set(), "exec": {"-a"}, "builtin": set(),
+    "stdbuf": {"-i", "-o", "-e"}, "ionice": {"-c", "-n", "-p"}, "chrt": set(), "setsid": set(),
+    "caffeinate": set(), "unbuffer": set(), "strace": {"-o", "-e", "-p"}, "watch": {"-n", "-d"},
+    "flock": {"-w", "-E"}, "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(),
+    "while": set(), "until": set(), "!": set(), "{": set(), "}": set(), "&": set(), ".": set(),
+}
+_XARGS_ARGS = {"-I", "-i", "-n", "-P", "-d", "-E", "-e", "-L", "-l", "-s", "-a", "--max-args", "--max-procs",
+               "--delimiter", "--arg-file", "--replace"}
 
 
-def destructive_reason(command: str) -> str | None:
-    """Why this shell command needs approval, or None when it does not."""
-    for pattern, why in _DESTRUCTIVE:
-        if pattern.search(command):
-            return why
-    for match in _REDIRECT_TARGETS.finditer(command):
-        if is_credential_path(match.group(2)):
-            return f"writes to a credential file ({match.group(2)})"
-    return None
+@dataclass
+class _State:
+    workspace: Path
+    cwd: Path | None
+    home: Path
+    env: dict[str, str]
+    variables: dict[str, str | None] = field(default_factory=dict)
+    depth: int = 0
+    dialect: str = "posix"
+
+
+def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
+    """Why this shell command needs approval, or None when it does not.
+
+    `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's)."""
+    root = Path(workspace or Path.cwd()).resolve()
+    state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=dict(os.environ))
+    if _FORK_BOMB.search(command):
+        return "fork bomb"
+    return _script(command, dialect or _platform_dialect(), state)
 
 
 def is_credential_path(path: str) -> bool:
     return bool(_CREDENTIAL_PATH.search(path.strip()))
+
+
+def _platform_dialect() -> str:
+    from core.tools.shell import detect_shell
+
+    return "powershell" if "PowerShell" in detect_shell().dialect else "posix"
+
+
+def _script(text: str, dialect: str, state: _State) -> str | None:
+    if state.depth > MAX_DEPTH:
+        return "nested too deeply to judge before it runs"
+    try:
+        commands = PARSERS[dialect](text)
+    except Unparsed as exc:
+        return f"cannot be parsed ({exc}), so it cannot be judged before it runs"
+    state.depth += 1
+    try:
+        for simple in commands:
+            why = _simple(simple, state)
+            if why:
+                return why
+    finally:
+        state.depth -= 1
+    return None
+
+
+def _simple(cmd: Simple, state: _State) -> str | None:
+    state.dialect = cmd.dialect
+    for body in cmd.substitutions:
+        why = _script(body, "powershell" if cmd.dialect == "powershell" else "posix", _nested(state))
+        if why:
+            return why
+    for op, target in cmd.redirects:
+        if op in (">&", "<&") or (target.literal or "").lstrip("-").isdigit() or op.startswith("<"):
+            continue
+        why = _target("writes to", target, state, cmd.dialect, write=True)
+        if why:
+            return why
+    words = list(cmd.words)
+    if cmd.dialect == "posix":
+        while words and _assignment(words[0]):  # NAME=value before a command, or on its own
+            name, _, _ = (words[0].parts[0][1]).partition("=")
+            value = _value(Word(_after_equals(words[0])), state)
+            if len(words) == 1:
+                state.variables[name] = value
+            words.pop(0)
+    if cmd.dialect == "powershell" and len(words) >= 2 and words[1].literal == "=" and words[0].parts[:1] \
+            and words[0].parts[0][0] == VAR:
+        state.variables[words[0].parts[0][1].lower()] = _value(words[2], state) if len(words) > 2 else "$null"
+        return None
+    if not words:
+        return None
+    return _argv(words, cmd, state)
+
+
+def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
+    name = _value(words[0], state)
+    if name is None:
+        return "runs a command whose name is only known when it runs"
+    base = _command_name(name, cmd.dialect)
+    args = words[1:]
+    if base in _WRAPPERS_WITH_ARGS:
+        return _argv(_skip_options(args, _WRAPPERS_WITH_ARGS[base]), cmd, state) if args else None
+    if base == "env":
+        return _env(args, cmd, state)
+    if base == "xargs":
+        rest = _skip_options(args, _XARGS_ARGS)
+        if not rest:
+            return None
+        return _argv(rest, cmd, state) or _unknown_args(rest, cmd, state)
+    if base in ("cd", "pushd", "set-location", "sl", "chdir"):
+        _change_dir(args, state)
+        return None
+    if cmd.dialect == "posix" and base in ("for", "read", "select"):
+        for word in args:
+            if (word.literal or "") in ("in", "do", ";"):
+                break
+            if word.literal and re.fullmatch(r"[A-Za-z_]\w*", word.literal):
+                state.variables[word.literal] = None
+        return None
+    handler = _HANDLERS.get(base)
+    if handler is not None:
+        return handler(base, args, cmd, state)
+    if cmd.dialect != "posix":
+        return _windows_command(base, args, cmd, state)
+    return None
+
+
+# -- nested code ----------------------------------------------------------------------------------
+def _nested(state: _State) -> _State:
+    return _State(state.workspace, state.cwd, state.home, state.env, dict(state.variables), state.depth + 1,
+                  state.dialect)
+
+
+def _shell(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    values = [_value(w, state) for w in args]
+    for index, value in enumerate(values):
+        if value is not None and value.startswith("-") and "c" in value.lstrip("-") and not value.startswith("--"):
+            if index + 1 >= len(values):
+                return None
+            code = values[index + 1]
+            if code is None:
+                return f"{base} -c runs text that is only known when it runs"
+            return _script(code, "posix", _nested(state))
+        if value is None or not value.startswith("-"):
+            return None  # `sh script.sh`: a file of the project, run like any program
+    if cmd.heredoc is not None:
+        return _script(cmd.heredoc, "posix", _nested(state))
+    if cmd.piped:
+        return f"pipes text into {base}, which runs it unseen"
+    return None
+
+
+def _eval(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    values = [_value(w, state) for w in args]
+    if any(v is None for v in values):
+        return "eval of text that is only known when it runs"
+    return _script(" ".join(v for v in values if v is not None), "posix", _nested(state))
+
+
+def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    flag = _INTERPRETERS.get(re.sub(r"[\d.]+$", "", base) or base, _INTERPRETERS.get(base, "-c"))
+    values = [_value(w, state) for w in args]
+    for index, value in enumerate(values):
+        if value in (flag, "-e", "-E", "--eval", "-p", "--print") or (value and value.startswith(flag) and
+                                                                       len(value) > len(flag) and flag == "-c"):
+            code = value[len(flag):] if value and len(value) > len(flag) else \
+                (values[index + 1] if index + 1 < len(values) else "")
+            if code is None:
+                return f"a {base} one-liner that is only known when it runs"
+            return _code(base, code)
+        if value == "-m":
+            return None
+        if value is None or not value.startswith("-"):
+            return None  # a script file
+    if cmd.heredoc is not None:
+        return _code(base, cmd.heredoc)
+    if cmd.piped and values in ([], ["-"]):
+        return f"pipes code into {base}, which runs it unseen"
+    return None
+
+
+def _code(base: str, code: str) -> str | None:
+    match = _CODE_DANGER.search(code)
+    if match:
+        return f"a {base} one-liner that can delete files or run commands ({match.group()})"
+    return None
+
+
+def _env(args: list[Word], cmd: Simple, state: _State) -> str | None:
+    rest = list(args)
+    while rest:
+        value = _value(rest[0], state)
+        if value in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
+            if value in ("-S", "--split-string") and len(rest) > 1:
+                code = _value(rest[1], state)
+                return "env -S with text known only when it runs" if code is None else \
+                    _script(code, "posix", _nested(state))
+            if value in ("-C", "--chdir") and len(rest) > 1:
+                _change_dir(rest[1:2], state)
+            rest = rest[2:]
+        elif value is not None and (value.startswith("-") or "=" in value):
+            rest = rest[1:]
+        else:
+            break
+    return _argv(rest, cmd, state) if rest else None
+
+
+def _powershell(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    values = [_value(w, state) for w in args]
+    for index, value in enumerate(values):
+        lower = (value or "").lower()
+        if lower in ("-encodedcommand", "-enc", "-ec", "-e", "-en", "-encoded"):
+            encoded = values[index + 1] if index + 1 < len(values) else ""
+            try:
+                code = base64.b64decode(encoded or "", validate=True).decode("utf-16-le")
+            except (binascii.Error, UnicodeDecodeError, ValueError):
+                return "an encoded PowerShell command that cannot be read"
+            return _script(code, "powershell", _nested(state))
+        if lower in ("-command", "-c", "-com", "-comm", "-comma", "-comman") or (value and not value.startswith("-")):
+            rest = values[index + 1:] if lower.startswith("-c") else values[index:]
+            if lower and not lower.startswith("-c") and lower.endswith(".ps1"):
+                return None  # a script file
+            if any(v is None for v in rest):
+                return "a PowerShell command that is only known when it runs"
+            return _script(" ".join(v for v in rest if v is not None), "powershell", _nested(state))
+        if lower in ("-file", "-f"):
+            return None
+    return None
+
+
+def _cmd_exe(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    values = [_value(w, state) for w in args]
+    for index, value in enumerate(values):
+        if (value or "").lower() in ("/c", "/k", "/r"):
+            rest = values[index + 1:]
+            if any(v is None for v in rest):
+                return "a cmd command that is only known when it runs"
+            return _script(" ".join(v for v in rest if v is not None), "cmd", _nested(state))
+    return None
+
+
+# -- what a command does to files -----------------------------------------------------------------
+def _rm(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    if base == "shred":
+        return "irrecoverable file wipe"
+    operands = _operands(args, state, with_value={"-s", "--size", "-r", "--reference"} if base == "truncate" else set())
+    verb = {"truncate": "truncates", "rmdir": "deletes", "unlink": "deletes"}.get(base, "deletes")
+    return _targets(verb, operands, state, cmd.dialect)
+
+
+def _mv(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    operands, target_dir = _operands_and_target(args, state)
+    if base == "mv":  # what is moved away is gone from where it was
+        why = _targets("moves", operands, state, cmd.dialect)
+        return why or (_target("moves into", target_dir, state, cmd.dialect) if target_dir else None)
+    destination = target_dir or (operands[-1] if len(operands) > 1 else None)
+    if base == "ln" and not any((_value(w, state) or "").startswith("-") and "f" in (_value(w, state) or "")
+                                for w in args):
+        return None  # ln without -f never replaces anything
+    if base == "rsync" and destination is not None and ":" in (destination.literal or ""):
+        return None  # a remote destination
+    return _target("overwrites", destination, state, cmd.dialect, write=True) if destination else None
+
+
+def _tee(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    return _targets("writes to", _operands(args, state), state, cmd.dialect, write=True)
+
+
+def _dd(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    for word in args:
+        value = _value(word, state)
+        if value is not None and value.startswith("of="):
+            return _target("writes to", Word([(LIT, value[3:])]), state, cmd.dialect, write=True)
+        if value is None:
+            return "dd with an output only known when it runs"
+    return None
+
+
+def _chmod(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    values = [_value(w, state) for w in args]
+    recursive = any(v and (v in ("--recursive", "-R") or (re.fullmatch(r"-[A-Za-z]+", v) and "R" in v))
+                    for v in values)
+    if not recursive:
+        return None
+    operands = _operands(args, state)
+    if not any((v or "").startswith("--reference") for v in values):
+        operands = operands[1:]  # the mode or owner
+    return _targets("recursive permission change of", operands, state, cmd.dialect)
+
+
+def _find(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    values = [_value(w, state) for w in args]
+    roots: list[Word] = []
+    for word, value in zip(args, values, strict=True):
+        if value is not None and (value.startswith("-") or value in ("(", "!", ")")):
+            break
+        roots.append(word)
+    deletes = "-delete" in values
+    for index, value in enumerate(values):
+        if value in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner = [w for w in args[index + 1:] if _value(w, state) not in (";", "+", "{}")]
+            name = _value(inner[0], state) if inner else ""
+            deletes = deletes or name is None or _command_name(name, "posix") in _DELETERS
+    if not deletes:
+        return None
+    some = any(v in _FIND_TESTS for v in values)  # only matching files go, as with a pattern under each root
+    return _targets("deletes files under", roots or [Word.of(".")], state, cmd.dialect, some=some)
+
+
+def _disk(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    if base == "format" and not any(re.match(r"[A-Za-z]:", _value(w, state) or "") for w in args):
+        return None  # `format` is a project script unless it names a drive (format.com under Git Bash)
+    return "disk or filesystem tool"
+
+
+def _power(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    if base == "systemctl":
+        sub = _value(args[0], state) if args else ""
+        return "shuts the machine down" if sub in ("poweroff", "reboot", "halt", "kexec") else None
+    if base == "init":
+        return "shuts the machine down" if args and _value(args[0], state) in ("0", "6") else None
+    return "shuts the machine down"
+
+
+def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    values = [v or "" for v in (_value(w, state) for w in args)]
+    while values and values[0].startswith("-"):  # global options: -C dir, -c k=v, --git-dir=...
+        values = values[2:] if values[0] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else values[1:]
+    if not values:
+        return None
+    sub, rest = values[0], values[1:]
+    flags = {v for v in rest if v.startswith("-")}
+    short = "".join(v[1:] for v in rest if re.fullmatch(r"-[A-Za-z]+", v))
+    if sub == "push":
+        if flags & {"--force", "--force-with-lease", "--mirror", "--delete", "--prune", "--force-if-includes"} \
+                or any(v.startswith("--force-with-lease") for v in flags) or "f" in short or "d" in short:
+            return "force push or deletes remote refs"
+        if any(v.startswith("+") or (v.startswith(":") and len(v) > 1) for v in rest if not v.startswith("-")):
+            return "force push or deletes remote refs"
+        return None
+    if sub == "reset" and ("--hard" in flags or "--merge" in flags or "--keep" in flags):
+        return "discards uncommitted work"
+    if sub == "clean" and ("f" in short or "--force" in flags) and not ("n" in short or "--dry-run" in flags):
+        return "deletes untracked files"
+    if sub == "checkout" and ("--" in rest or "f" in short or "--force" in flags or "." in rest
+                              or any(_is_existing_path(v, state) for v in rest if not v.startswith("-"))):
+        return "discards uncommitted work"
+    if sub == "restore" and ("--staged" not in flags or "--worktree" in flags) and "S" not in short:
+        return "discards uncommitted work"
+    if sub == "switch" and ({"--discard-changes", "--force"} & flags or "f" in short):
+        return "discards uncommitted work"
+    if sub == "branch" and ("D" in short or "M" in short or "C" in short or
+                            (("d" in short or "--delete" in flags) and ("f" in short or "--force" in flags))):
+        return "deletes or overwrites a branch"
+    if sub == "stash" and rest[:1] in (["drop"], ["clear"]):
+        return "deletes stashed work"
+    if sub == "rebase" and not flags & {"--abort", "--continue", "--skip", "--quit", "--edit-todo", "--show-current-patch"}:
+        return "rewrites history"
+    if (sub == "commit" and "--amend" in flags) or sub in ("filter-branch", "filter-repo", "replace"):
+        return "rewrites history"
+    if sub == "reflog" and rest[:1] in (["expire"], ["delete"]):
+        return "deletes history"
+    if sub == "update-ref" and ("-d" in flags or "--stdin" in flags):
+        return "deletes a ref"
+    if sub == "gc" and any(v.startswith("--prune") for v in flags):
+        return "deletes unreachable history"
+    return None
+
+
+_FIND_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-type", "-newer",
+               "-mtime", "-mmin", "-atime", "-ctime", "-size", "-empty", "-user", "-group", "-perm", "-links"}
+_DELETERS = {"rm", "rmdir", "unlink", "shred", "truncate", "mv", "srm", "wipe"}
+_HANDLERS = {
+    **dict.fromkeys(_SHELLS, _shell), "eval": _eval,
+    **dict.fromkeys(_INTERPRETERS, _interpreter),
+    "powershell": _powershell, "pwsh": _powershell, "cmd": _cmd_exe,
+    **dict.fromkeys(("rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate"), _rm),
+    **dict.fromkeys(("mv", "cp", "install", "ln", "rsync"), _mv),
+    "tee": _tee, "dd": _dd, **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
+    **dict.fromkeys(("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "diskpart", "format",
+                     "gdisk", "sgdisk", "cryptsetup", "blkdiscard"), _disk),
+    **dict.fromkeys(("shutdown", "reboot", "halt", "poweroff", "systemctl", "init"), _power),
+    "git": _git,
+}
+
+
+# -- PowerShell cmdlets and cmd.exe built-ins ----------------------------------------------------
+_PS_DELETE = {"remove-item", "rm", "del", "erase", "rd", "rmdir", "ri", "clear-content", "clc",
+              "clear-item", "cli", "remove-itemproperty", "rp"}
+_PS_MOVE = {"move-item", "mv", "move", "mi", "rename-item", "ren", "rni"}
+_PS_WRITE = {"copy-item", "cp", "copy", "cpi", "set-content", "sc", "out-file", "add-content", "ac", "xcopy",
+             "robocopy", "new-item", "ni"}
+_PS_DISK = {"format-volume", "clear-disk", "initialize-disk", "remove-partition", "set-partition", "format"}
+_PS_POWER = {"stop-computer", "restart-computer"}
+_PS_EVAL = {"invoke-expression", "iex", "start-process", "saps", "start", "invoke-command", "icm"}
+_PS_VALUE_PARAMS = {"path", "literalpath", "destination", "filter", "include", "exclude", "erroraction", "ea",
+                    "warningaction", "credential", "stream", "value", "encoding", "filepath", "itemtype", "name",
+                    "newname", "target", "argumentlist", "scriptblock", "computername", "depth"}
+
+
+def _windows_command(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    named: dict[str, list[Word]] = {}
+    positional: list[Word] = []
+    words = list(args)
+    while words:
+        word = words.pop(0)
+        value = _value(word, state)
+        if value and cmd.dialect == "powershell" and re.fullmatch(r"-[A-Za-z][\w-]*(?::.*)?", value):
+            key, _, inline = value[1:].partition(":")
+            key = key.lower()
+            if inline:
+                named.setdefault(key, []).append(Word.of(inline))
+            elif key in _PS_VALUE_PARAMS and words:
+                named.setdefault(key, []).append(words.pop(0))
+            else:
+                named.setdefault(key, [])
+        elif value and cmd.dialect == "cmd" and re.fullmatch(r"/[A-Za-z0-9:-]+", value):
+            named.setdefault(value[1:].lower(), [])
+        else:
+            positional.append(word)
+    if "whatif" in named:
+        return None
+    if base in _PS_EVAL:
+        code = [_value(w, state) for w in [*named.get("scriptblock", []), *named.get("argumentlist", []),
+                                             *positional]]
+        if base in ("start-process", "saps", "start"):
+            return None if all(code) and not any(_command_name(c or "", "cmd") in _PS_DELETE for c in code) \
+                else f"{base} of a command that is only known when it runs"
+        if any(c is None for c in code):
+            return f"{base} of text that is only known when it runs"
+        return _script(" ".join(c for c in code if c), cmd.dialect, _nested(state))
+    if base in _PS_DISK:
+        return "disk or filesystem tool"
+    if base in _PS_POWER:
+        return "shuts the machine down"
+    paths = [*named.get("path", []), *named.get("literalpath", []), *positional]
+    if base in _PS_DELETE:
+        return _targets("deletes", paths, state, cmd.dialect)
+    if base in _PS_MOVE:
+        return _targets("moves", [*paths, *named.get("destination", [])], state, cmd.dialect)
+    if base in _PS_WRITE:
+        destination = named.get("destination") or named.get("filepath") or (
+            positional[1:2] if base in ("copy-item", "cp", "copy", "cpi", "xcopy", "robocopy") else positional[:1])
+        if base == "robocopy" and ({"mir", "purge", "move"} & set(named)):
+            return _targets("deletes or moves", positional[:2], state, cmd.dialect)
+        return _targets("writes to", list(destination or []), state, cmd.dialect, write=True)
+    return None
+
+
+# -- words and paths ------------------------------------------------------------------------------
+def _value(word: Word, state: _State) -> str | None:
+    """The word's value after the expansions known before the command runs; None when not known."""
+    out: list[str] = []
+    for kind, text in word.parts:
+        if kind in (LIT, GLOB):
+            out.append(text)
+        elif kind == TILDE:
+            if text:
+                expanded = os.path.expanduser("~" + text)
+                if expanded.startswith("~"):
+                    return None
+                out.append(expanded)
+            else:
+                out.append(str(state.home))
+        elif kind == VAR:
+            value = _variable(text, state)
+            if value is None:
+                return None
+            out.append(value)
+        elif kind == SUB:
+            return None
+    return "".join(out)
+
+
+def _variable(name: str, state: _State) -> str | None:
+    if state.dialect != "posix":
+        name = name.lower()  # PowerShell and cmd names ignore case
+    if name in state.variables:
+        return state.variables[name]
+    if name.lower().startswith("env:"):  # $env:X, %X%: unset is unknown, not empty
+        wanted = name[4:].lower()
+        return next((v for k, v in state.env.items() if k.lower() == wanted), None)
+    if name.lower() == "home":
+        return str(state.home)
+    if name.lower() == "pwd":
+        return None if state.cwd is None else str(state.cwd)
+    if state.dialect != "posix":
+        return {"null": "$null", "true": "true", "false": "false"}.get(name)
+    # An unset POSIX variable expands to nothing ("$UNSET/" is "/"): that is what runs.
+    return state.env.get(name, "")
+
+
+def _assignment(word: Word) -> bool:
+    return bool(word.parts) and word.parts[0][0] == LIT and re.match(r"[A-Za-z_]\w*=", word.parts[0][1]) is not None
+
+
+def _after_equals(word: Word) -> list[tuple[str, str]]:
+    first = word.parts[0][1].partition("=")[2]
+    tilde = re.match(r"~([\w.-]*)(?=/|$)", first)
+    head = [(TILDE, tilde.group(1)), (LIT, first[tilde.end():])] if tilde else [(LIT, first)]
+    return [*(head if first else []), *word.parts[1:]]
+
+
+def _command_name(name: str, dialect: str) -> str:
+    base = re.split(r"[/\\]", name)[-1]
+    if dialect != "posix" or sys.platform == "win32":
+        base = base.lower()
+        base = re.sub(r"\.(exe|cmd|bat|com)$", "", base)
+    if re.fullmatch(r"mkfs(\.\w+)?", base):
+        return "mkfs"
+    if re.fullmatch(r"(python|pypy)[\d.]*", base):
+        return "python3"
+    return base
+
+
+def _skip_options(args: list[Word], with_value: set[str]) -> list[Word]:
+    rest = list(args)
+    while rest:
+        value = rest[0].literal
+        if value is None or not value.startswith("-") or value == "-":
+            break
+        rest = rest[2:] if value in with_value else rest[1:]
+        if value == "--":
+            break
+    if rest and rest[0].literal and re.fullmatch(r"\d+(\.\d+)?[smhd]?", rest[0].literal):
+        rest = rest[1:]  # timeout's duration, nice's priority
+    return rest
+
+
+def _operands(args: list[Word], state: _State, with_value: set[str] | None = None) -> list[Word]:
+    out: list[Word] = []
+    options = True
+    skip = False
+    for word in args:
+        value = _value(word, state)
+        if skip:
+            skip = False
+            continue
+        if options and value == "--":
+            options = False
+        elif options and value is not None and value.startswith("-") and value != "-":
+            skip = value in (with_value or set())
+        else:
+            out.append(word)
+    return out
+
+
+def _operands_and_target(args: list[Word], state: _State) -> tuple[list[Word], Word | None]:
+    target: Word | None = None
+    rest: list[Word] = []
+    words = list(args)
+    while words:
+        word = words.pop(0)
+        value = _value(word, state) or ""
+        if value in ("-t", "--target-directory") and words:
+            target = words.pop(0)
+        elif value.startswith("--target-directory="):
+            target = Word.of(value.partition("=")[2])
+        elif value in ("-S", "--suffix") and words:
+            words.pop(0)
+        else:
+            rest.append(word)
+    return _operands(rest, state), target
+
+
+def _unknown_args(rest: list[Word], cmd: Simple, state: _State) -> str | None:
+    name = _command_name(_value(rest[0], state) or "", cmd.dialect)
+    if name in _DELETERS or name in ("chmod", "chown", "shred", "dd", "tee", "cp", "git"):
+        return f"xargs {name} acts on names that are only known when it runs"
+    return None
+
+
+def _targets(verb: str, words: list[Word], state: _State, dialect: str, write: bool = False,
+             some: bool = False) -> str | None:
+    for word in words:
+        why = _target(verb, word, state, dialect, write, some)
+        if why:
+            return why
+    return None
+
+
+def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = False,
+            some: bool = False) -> str | None:
+    """Why acting on this word's path needs a yes; `some`: only some of the files under it."""
+    value = _value(word, state)
+    if value is None:
+        return f"{verb} a path that is only known when it runs"
+    if value == "":
+        return None
+    if is_credential_path(value) and verb != "deletes":
+        return f"writes to a credential file ({value})"
+    if value.lower() in _HARMLESS_SINKS or (write and value.startswith("/dev/fd/")):
+        return None
+    if _DEVICE.match(value):
+        return "raw write to a device"
+    path = _path(value, state, dialect)
+    if path is None:
+        return f"{verb} {value}, a path outside the workspace"
+    if some:
+        path = path / "*.selected"
+    glob = some or any(kind == GLOB for kind, _ in word.parts)
+    where = _where(path, glob, state, spelled_in_temp=_spelled_in_temp(value, state))
+    if where:
+        return f"{verb} {value} ({where})"
+    return None
+
+
+def _path(value: str, state: _State, dialect: str) -> Path | None:
+    """The absolute path a word names, or None for a Windows path on a POSIX machine (outside)."""
+    if sys.platform != "win32":
+        if _WINDOWS_ABSOLUTE.match(value) and dialect != "posix":
+            return None
+        if dialect != "posix":
+            value = value.replace("\\", "/")
+    elif dialect == "posix" and re.match(r"^/[A-Za-z](/|$)", value):  # Git Bash: /c/Users -> C:/Users
+        value = f"{value[1]}:/{value[3:]}"
+    path = Path(value)
+    if not path.is_absolute():
+        if state.cwd is None:
+            return Path(os.path.normpath(state.workspace / ".." / value)) if ".." in value else None
+        path = state.cwd / path
+    return Path(os.path.normpath(path))
+
+
+def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str | None:
+    """Why deleting or overwriting `path` needs a yes: outside, the workspace, or above it."""
+    parts = path.parts
+    first_glob = next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), None) if glob else None
+    everything = False
+    if first_glob is not None:
+        pattern = parts[first_glob]
+        everything = first_glob == len(parts) - 1 and set(pattern) <= set("*?.[]!") and "*" in pattern
+        path = Path(*parts[:first_glob]) if first_glob else Path(path.anchor)
+    root = state.workspace
+    if path == root or root.is_relative_to(path):
+        if path == root and first_glob is not None and not everything:
+            return None  # *.pyc in the workspace: some of its files
+        return "the workspace itself" if path == root else "a folder that holds the workspace"
+    if path.is_relative_to(root):
+        real = Path(os.path.realpath(path))
+        if real == root or not real.is_relative_to(root):
+            return "it leads out of the workspace through a symlink"
+        return None
+    if spelled_in_temp and _scratch(path, state):
+        return None
+    return "outside the workspace"
+
+
+def _spelled_in_temp(value: str, state: _State) -> bool:
+    """Written as a temp path (`/tmp/x`, `$TMPDIR/x`), not reached from elsewhere (`~`, `..`)."""
+    temps = {tempfile.gettempdir(), os.path.realpath(tempfile.gettempdir()), "/tmp", "/var/tmp"}
+    return ".." not in Path(value).parts and any(value.startswith(t.rstrip("/\\") + sep) for t in temps
+                                                 for sep in "/\\")
+
+
+def _scratch(path: Path, state: _State) -> bool:
+    """The system temp folder's contents are scratch space, unless they hold the user's home."""
+    temp = Path(os.path.realpath(tempfile.gettempdir()))
+    real = Path(os.path.realpath(path))
+    home = Path(os.path.realpath(state.home))
+    return real != temp and real.is_relative_to(temp) and not (
+        real == home or home.is_relative_to(real) or real.is_relative_to(home))
+
+
+def _change_dir(args: list[Word], state: _State) -> None:
+    values = [_value(w, state) for w in args if (w.literal or "") not in ("-L", "-P", "-e", "--")]
+    if not values:
+        state.cwd = state.home
+        return
+    target = values[0]
+    if target is None or target == "-":
+        state.cwd = None
+        return
+    path = _path(target, state, "posix")
+    state.cwd = path
+
+
+def _is_existing_path(value: str, state: _State) -> bool:
+    if state.cwd is None or not value or any(c in value for c in "*?["):
+        return any(c in value for c in "*?[")
+    return (state.cwd / value).exists() and not (state.cwd / ".git" / "refs" / "heads" / value).exists()

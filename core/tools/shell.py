@@ -7,7 +7,9 @@ On Windows the model is told which dialect it gets: Git Bash when Git for Window
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -24,7 +26,7 @@ from typing import Any, BinaryIO
 from core import events as ev
 from core.cancel import Cancel
 from core.prune import prune
-from core.secrets import scrub_env
+from core.secrets import EnvPolicy, scrub_env
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.safety import destructive_reason
 
@@ -78,15 +80,16 @@ class ShellRun:
     background: bool = False  # a background job still runs and holds the output pipe
 
 
-def child_env() -> dict[str, str]:
-    """The child's environment: the user's, minus secrets, with pagers and prompts disabled."""
-    env = scrub_env(os.environ)
+def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
+    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled."""
+    env = scrub_env(os.environ, policy)
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
     return env
 
 
 def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
-                sink: BinaryIO | None = None, on_output: Callable[[bytes], None] | None = None) -> ShellRun:
+                sink: BinaryIO | None = None, on_output: Callable[[bytes], None] | None = None,
+                env_policy: EnvPolicy | None = None) -> ShellRun:
     """Run `command` in the platform shell; every byte also goes to `sink` (the output archive)."""
     shell = detect_shell()
     kwargs: dict = {}
@@ -96,7 +99,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
     proc = subprocess.Popen([*shell.argv_prefix, command], cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env(), **kwargs)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs)
     captured = bytearray()
     dropped = 0
     lock = threading.Lock()
@@ -120,7 +123,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     timed_out = False
-    with cancel.on_cancel(lambda: kill_tree(proc)):
+    with cancel.on_cancel(lambda: kill_tree(proc, block=False)):
         try:
             timed_out = not _wait(proc, timeout, cancel)
             if timed_out:
@@ -157,38 +160,54 @@ def _wait(proc: subprocess.Popen, timeout: float, cancel: Cancel) -> bool:
     return True
 
 
-def kill_lingering() -> None:
-    """End the background jobs commands left running (called when the session closes)."""
-    while _lingering:
-        pid = _lingering.pop()
-        if sys.platform == "win32":
-            subprocess.run(["taskkill", "/T", "/F", "/PID", str(pid)], capture_output=True, check=False)
-            continue
-        try:
-            os.killpg(pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def kill_tree(proc: subprocess.Popen) -> None:
-    """Terminate the process and everything it started; SIGKILL after a short grace period."""
-    if proc.poll() is not None and sys.platform == "win32":
-        return
+def kill_lingering(grace: float = BACKGROUND_GRACE_SECONDS) -> None:
+    """End the background jobs commands left running (called when the session closes): SIGTERM,
+    then SIGKILL for those still there after `grace` seconds (a job may ignore SIGTERM)."""
+    groups = set(_lingering)
+    _lingering.clear()
     if sys.platform == "win32":
-        subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], capture_output=True, check=False)
+        for pid in groups:
+            subprocess.run(["taskkill", "/T", "/F", "/PID", str(pid)], capture_output=True, check=False)
         return
+    alive = {pid for pid in groups if _signal_group(pid, signal.SIGTERM)}
+    deadline = time.monotonic() + grace
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = {pid for pid in alive if _signal_group(pid, 0)}
+    for pid in alive:
+        _signal_group(pid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send `sig` to a process group; False when the group is gone (0 only asks whether it exists)."""
     try:
-        os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def kill_tree(proc: subprocess.Popen, block: bool = True) -> None:
+    """Terminate the process and everything it started; SIGKILL after a short grace period.
+
+    `block=False` (from `Cancel.cancel()`, which must return at once, e.g. on a TUI's event loop)
+    sends SIGTERM and leaves the SIGKILL to a timer."""
+    if sys.platform == "win32":
+        if proc.poll() is None:
+            subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], capture_output=True, check=False)
+        return
+    if not _signal_group(proc.pid, signal.SIGTERM):
+        return
+    if not block:
+        timer = threading.Timer(KILL_GRACE_SECONDS, _signal_group, (proc.pid, signal.SIGKILL))
+        timer.daemon = True
+        timer.start()
         return
     try:
         proc.wait(timeout=KILL_GRACE_SECONDS)
     except subprocess.TimeoutExpired:
         pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    _signal_group(proc.pid, signal.SIGKILL)
 
 
 def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -196,7 +215,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command is empty")
-    danger = destructive_reason(command)
+    danger = destructive_reason(command, ctx.workspace.root)
     refusal = ctx.approve(f"run: {command}", danger) if danger else None
     if refusal is not None:
         return ToolResult(f"refused: this command looks destructive ({danger}) and was not approved ({refusal}). "
@@ -207,8 +226,9 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     archive_id = ctx.archive.new_id() if ctx.archive is not None else None
     live = _LiveOutput(ctx)
     with (ctx.archive.writer(archive_id) if archive_id else nullcontext()) as sink:
-        run = run_command(command, ctx.workspace.root, timeout, ctx.cancel, sink=sink, on_output=live)
-    live.flush()
+        run = run_command(command, ctx.workspace.root, timeout, ctx.cancel, sink=sink, on_output=live,
+                          env_policy=EnvPolicy.parse(ctx.settings.env_keep, ctx.settings.env_drop))
+    live.flush(final=True)
     dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
     if dropped:
         ctx.emit(ev.NOTICE, {"kind": "info", "message": f"output archive: {dropped}"})
@@ -233,23 +253,45 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 class _LiveOutput:
-    """Forwards a running command's output to the UI, at most a few times a second."""
+    """Forwards a running command's output to the UI, at most a few times a second.
+
+    Emitted from the reader thread, or from a timer thread when output stops arriving: what was
+    held back is shown within INTERVAL, not when the command next prints. Bytes are decoded
+    incrementally, so a character split across two reads is not shown as two U+FFFD; an escape
+    sequence split across reads is held back until it is complete (the sanitiser then drops it)."""
 
     INTERVAL = 0.2
+    _OPEN_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*|[()])?$")
 
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
-        self._pending = bytearray()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = ""
         self._last = 0.0
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
 
     def __call__(self, chunk: bytes) -> None:
-        self._pending += chunk
-        if time.monotonic() - self._last >= self.INTERVAL:
-            self.flush()
+        with self._lock:
+            self._pending += self._decoder.decode(chunk)
+            wait = self.INTERVAL - (time.monotonic() - self._last)
+            if wait > 0:
+                if self._timer is None:
+                    self._timer = threading.Timer(wait, self.flush)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+        self.flush()
 
-    def flush(self) -> None:
-        if self._pending:
-            text = self._pending.decode("utf-8", errors="replace")
-            self._pending.clear()
+    def flush(self, final: bool = False) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            text = self._pending + (self._decoder.decode(b"", final=True) if final else "")
+            held = "" if final else (match.group() if (match := self._OPEN_ESCAPE.search(text)) else "")
+            text, self._pending = text[:len(text) - len(held)], held
+            if not text:
+                return
             self._last = time.monotonic()
             self._ctx.emit(ev.TOOL_OUTPUT, {"call_id": self._ctx.call_id, "text": text})

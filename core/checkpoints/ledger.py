@@ -1,0 +1,368 @@
+"""Checkpoints: every change the agent makes to the workspace, journaled so it can be shown and undone.
+
+* The file tools report each write (`file_changed`): the previous bytes go to the session's blob
+  store and a `checkpoint` record (turn, path, previous and new content hashes) to the journal.
+* Each shell command runs inside `command()`: in a git work tree, a private snapshot before and
+  after it (see `gitsnap`) gives the previous bytes of every file it touched; elsewhere, a scan of
+  sizes and modification times says what it created, changed or deleted, and the previous content
+  of changed and deleted files is not known (they are named as not restorable).
+* `plan_undo` / `apply_undo` put files back as they were before the last turns, refusing to
+  overwrite a file that changed since the agent left it unless told to; `diff` shows what changed.
+
+Records live in the session journal (`kind` "checkpoint" and "undo"), so a resumed session keeps
+them; the blobs live in `<session>/checkpoints/blobs` and go with the session folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.checkpoints.diff import unified
+from core.checkpoints.gitsnap import GitError, GitSnapshots, Snapshot
+from core.checkpoints.scan import Scan, compare, scan
+from core.checkpoints.store import BlobStore, digest
+from core.events import Emit
+from core.tools.safety import is_credential_path
+
+UNKNOWN = "?"  # a previous content the agent does not have
+OUTSIDE_GIT = "{} by a command outside git, where its previous content cannot be kept"
+LEFT_OUT = "left out of the snapshot (over 20 MB, or a credential file)"
+TOO_MANY = "the command changed too many files or bytes for all of them to be kept"
+MAX_COMMAND_PATHS = 2000  # files one command may change and still have their previous bytes kept
+MAX_COMMAND_BYTES = 200 * 1024 * 1024
+CHECKPOINT = "checkpoint"  # the journal record kind and the event name
+UNDO = "undo"
+
+
+@dataclass
+class Change:
+    path: str  # workspace-relative, POSIX
+    before: str | None  # SHA-256 in the blob store; None: the file did not exist; UNKNOWN: not kept
+    after: str | None  # what the agent left: SHA-256, None (deleted) or "stat:<size>:<mtime_ns>"
+    why: str = ""  # why the previous content was not kept, when it was not
+
+
+@dataclass
+class Checkpoint:
+    turn: int
+    source: str  # the tool: write_file, edit_file or run_shell
+    changes: list[Change]
+    command: str = ""
+    prompt: str = ""  # the turn's task, to name the turn in /undo
+    note: str = ""  # what could not be kept, in words
+
+    def record(self) -> dict[str, Any]:
+        return {"kind": CHECKPOINT, "turn": self.turn, "source": self.source, "command": self.command,
+                "prompt": self.prompt, "note": self.note,
+                "changes": [{"path": c.path, "before": c.before, "after": c.after, **({"why": c.why} if c.why else {})}
+                            for c in self.changes]}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Checkpoint:
+        changes = [Change(str(c["path"]), c.get("before"), c.get("after"), str(c.get("why", "")))
+                   for c in record.get("changes", [])]
+        return cls(int(record["turn"]), str(record.get("source", "")), changes, str(record.get("command", "")),
+                   str(record.get("prompt", "")), str(record.get("note", "")))
+
+
+@dataclass
+class Restore:
+    path: str
+    data: bytes | None  # None: delete the file
+    conflict: bool = False  # the file changed since the agent left it
+
+
+@dataclass
+class UndoPlan:
+    turns: list[int]
+    prompts: list[str]
+    restores: list[Restore] = field(default_factory=list)
+    cannot: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+
+    @property
+    def conflicts(self) -> list[str]:
+        return [r.path for r in self.restores if r.conflict]
+
+    def describe(self) -> str:
+        """The files and what will happen to each, one per line."""
+        lines = [f"  {'delete' if r.data is None else 'restore'} {r.path}"
+                 + (" (changed outside the agent since)" if r.conflict else "") for r in self.restores]
+        lines += [f"  cannot restore {path}: {why}" for path, why in self.cannot]
+        return "\n".join(lines)
+
+
+class Checkpoints:
+    """One session's checkpoints. `write` appends a record to the session journal."""
+
+    def __init__(self, folder: Path, workspace: Path, write: Callable[[dict[str, Any]], None],
+                 emit: Emit, secrets: Sequence[str] = ()) -> None:
+        self.folder = folder
+        self.workspace = workspace.resolve()
+        self._write = write
+        self._emit = emit
+        self._secrets = [s for s in secrets if s]
+        self.store = BlobStore(folder / "checkpoints" / "blobs")
+        self.checkpoints: list[Checkpoint] = []
+        self.undone: set[int] = set()
+        self.turn = 0
+        self._prompt = ""
+        self._notes: list[str] = []
+        self._git: GitSnapshots | bool | None = False  # False: not looked for yet
+        self._load(folder / "journal.jsonl")
+
+    def _load(self, journal: Path) -> None:
+        """A resumed session's checkpoints and undos, from its journal."""
+        if not journal.is_file():
+            return
+        with journal.open("rb") as handle:
+            for raw in handle:
+                if b'"checkpoint"' not in raw and b'"undo"' not in raw:
+                    continue
+                try:
+                    record = json.loads(raw)
+                    if record.get("kind") == CHECKPOINT:
+                        self.checkpoints.append(Checkpoint.from_record(record))
+                    elif record.get("kind") == UNDO:
+                        self.undone.update(int(t) for t in record.get("turns", []))
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    continue  # a damaged line: the journal loader reports those
+        self.turn = max([c.turn for c in self.checkpoints] + list(self.undone) + [0])
+
+    # -- recording ---------------------------------------------------------------------------
+    def begin_turn(self, prompt: str) -> list[str]:
+        """A new task starts; returns what the model must be told first (files an undo reverted)."""
+        self.turn += 1
+        self._prompt = " ".join(prompt.split())[:200]
+        notes, self._notes = self._notes, []
+        return notes
+
+    def file_changed(self, source: str, rel: str, before: bytes | None, after: bytes) -> None:
+        """A file tool replaced `rel`'s content `before` (None: it did not exist) with `after`."""
+        if before == after:
+            return
+        sha, why = self._keep(rel, before) if before is not None else (None, "")
+        self._add(Checkpoint(self.turn, source, [Change(rel, sha, digest(after), why)]))
+
+    def _keep(self, rel: str, data: bytes) -> tuple[str, str]:
+        """Store a previous content; credentials and the API key never go into the session folder."""
+        if is_credential_path(rel):
+            return UNKNOWN, "a credential file: its content is not copied into the session folder"
+        if any(secret.encode() in data for secret in self._secrets):
+            return UNKNOWN, "it holds the API key, which is never copied into the session folder"
+        return self.store.put(data), ""
+
+    @contextlib.contextmanager
+    def command(self, command: str) -> Iterator[None]:
+        """Around one shell command: find out what it changed and keep what can be kept (also when
+        the command was interrupted: what it did before that is recorded too)."""
+        git = self._snapshots()
+        before: Snapshot | None = None
+        if git is not None:
+            try:
+                before = git.snapshot()
+            except (GitError, OSError) as exc:
+                self._emit("notice", {"kind": "warning", "message": f"no snapshot before this command ({exc})"})
+        start = scan(self.workspace) if before is None else None
+        try:
+            yield
+        finally:
+            if git is not None and before is not None:
+                self._after_snapshot(git, before, command)
+            elif start is not None:
+                self._after_scan(command, start)
+
+    def _after_snapshot(self, git: GitSnapshots, before: Snapshot, command: str) -> None:
+        try:
+            after = git.snapshot()
+            changed = git.changed(before.tree, after.tree)
+            old = git.blobs(before.tree, changed[:MAX_COMMAND_PATHS])
+        except (GitError, OSError) as exc:
+            self._emit("notice", {"kind": "warning", "message": f"no snapshot after this command ({exc})"})
+            return
+        changes, kept = [], 0
+        for rel in changed:
+            data = old.get(rel, UNKNOWN)
+            if isinstance(data, bytes) and kept + len(data) <= MAX_COMMAND_BYTES:
+                kept += len(data)
+                sha, why = self._keep(rel, data)
+            elif isinstance(data, bytes) or data == UNKNOWN:
+                sha, why = UNKNOWN, TOO_MANY
+            elif rel in before.skipped:
+                sha, why = UNKNOWN, LEFT_OUT
+            else:
+                sha, why = None, ""  # the command created it
+            changes.append(Change(rel, sha, self._current_sha(rel), why))
+        for rel in sorted(set(before.skipped) | set(after.skipped)):  # left out of both trees: only named
+            if before.skipped.get(rel) != after.skipped.get(rel) and rel not in changed:
+                existed = rel in before.skipped
+                changes.append(Change(rel, UNKNOWN if existed else None, self._stat_state(rel),
+                                      LEFT_OUT if existed else ""))
+        if changes:
+            self._add(Checkpoint(self.turn, "run_shell", changes, command))
+
+    def _after_scan(self, command: str, start: Scan) -> None:
+        found = compare(start, scan(self.workspace))
+        changes = [Change(p, None, self._stat_state(p)) for p in found.created]
+        changes += [Change(p, UNKNOWN, self._stat_state(p), OUTSIDE_GIT.format("changed")) for p in found.changed]
+        changes += [Change(p, UNKNOWN, None, OUTSIDE_GIT.format("deleted")) for p in found.deleted]
+        if changes or not found.complete:
+            note = "" if found.complete else "the workspace is too big to scan whole: some changes may be missed"
+            self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command, note=note))
+
+    def _snapshots(self) -> GitSnapshots | None:
+        if self._git is False:
+            self._git = GitSnapshots.detect(self.workspace, self.folder / "checkpoints")
+        return self._git or None
+
+    def _add(self, checkpoint: Checkpoint) -> None:
+        if not checkpoint.changes and not checkpoint.note:
+            return
+        if not any(c.turn == checkpoint.turn for c in self.checkpoints):
+            checkpoint.prompt = self._prompt
+        self.checkpoints.append(checkpoint)
+        self._write(checkpoint.record())
+        self._emit(CHECKPOINT, {"turn": checkpoint.turn, "source": checkpoint.source,
+                                "paths": [c.path for c in checkpoint.changes],
+                                "not_restorable": [c.path for c in checkpoint.changes if c.before == UNKNOWN],
+                                "note": checkpoint.note})
+
+    # -- the workspace now -------------------------------------------------------------------
+    def _file(self, rel: str) -> Path:
+        path = self.workspace / rel
+        if not path.parent.resolve().is_relative_to(self.workspace):
+            raise ValueError(f"{rel} is outside the workspace")
+        return path
+
+    def _read(self, rel: str) -> bytes | None:
+        try:
+            path = self._file(rel)
+            return path.read_bytes() if path.is_file() else None
+        except (OSError, ValueError):
+            return None
+
+    def _current_sha(self, rel: str) -> str | None:
+        data = self._read(rel)
+        return digest(data) if data is not None else None
+
+    def _stat_state(self, rel: str) -> str | None:
+        try:
+            info = self._file(rel).stat()
+        except (OSError, ValueError):
+            return None
+        return f"stat:{info.st_size}:{info.st_mtime_ns}"
+
+    def _matches(self, rel: str, state: str | None) -> bool:
+        if state is not None and state.startswith("stat:"):
+            return self._stat_state(rel) == state
+        return self._current_sha(rel) == state
+
+    # -- undo ----------------------------------------------------------------------------------
+    def undoable_turns(self) -> list[int]:
+        return sorted({c.turn for c in self.checkpoints if c.turn not in self.undone and c.changes})
+
+    def plan_undo(self, count: int = 1) -> UndoPlan:
+        """What undoing the last `count` turns that changed files would do; changes nothing."""
+        turns = self.undoable_turns()[-count:] if count > 0 else []
+        chosen = [c for c in self.checkpoints if c.turn in turns]
+        prompts = [next((c.prompt for c in chosen if c.turn == t and c.prompt), "") for t in turns]
+        plan = UndoPlan(turns, prompts)
+        first: dict[str, Change] = {}
+        last: dict[str, Change] = {}
+        for checkpoint in chosen:
+            for change in checkpoint.changes:
+                first.setdefault(change.path, change)
+                last[change.path] = change
+        for rel in sorted(first):
+            target = first[rel].before
+            if target == UNKNOWN:
+                plan.cannot.append((rel, first[rel].why or "its previous content was not kept"))
+                continue
+            data = None if target is None else self.store.get(target)
+            if target is not None and data is None:
+                plan.cannot.append((rel, "its saved copy is missing from the session folder"))
+                continue
+            current = self._read(rel)
+            if (current is None and data is None) or (current is not None and current == data):
+                continue  # already as it was
+            plan.restores.append(Restore(rel, data, conflict=not self._matches(rel, last[rel].after)))
+        return plan
+
+    def apply_undo(self, plan: UndoPlan, overwrite: bool = False) -> str:
+        """Put the planned files back; with conflicts and without `overwrite`, change nothing."""
+        if plan.conflicts and not overwrite:
+            return ("Nothing was changed: " + ", ".join(plan.conflicts) + " changed outside the agent since it left "
+                    "them; confirm to overwrite them anyway.")
+        restored, failed = [], []
+        for item in plan.restores:
+            try:
+                path = self._file(item.path)
+                if item.data is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(item.data)
+                restored.append(item.path)
+            except (OSError, ValueError) as exc:
+                failed.append((item.path, getattr(exc, "strerror", None) or str(exc)))
+        cannot = plan.cannot + failed
+        self.undone.update(plan.turns)
+        self._write({"kind": UNDO, "turns": plan.turns, "restored": restored, "overwrote": plan.conflicts,
+                     "not_restored": [{"path": p, "why": why} for p, why in cannot]})
+        self._emit(UNDO, {"turns": plan.turns, "restored": restored,
+                          "not_restored": [{"path": p, "why": why} for p, why in cannot]})
+        if restored or cannot:
+            self._notes.append(_note_for_model(restored, cannot))
+        text = f"Restored {len(restored)} file(s) to their state before the undone turn(s)"
+        text += (": " + ", ".join(restored)) if restored else ""
+        if cannot:
+            text += ". Not restored: " + "; ".join(f"{p} ({why})" for p, why in cannot)
+        return text + "."
+
+    # -- diff ----------------------------------------------------------------------------------
+    def diff(self, last_turn_only: bool = False) -> str:
+        """A unified diff of what the session (or its last turn that changed files) changed: each
+        file from before its first change to what it holds now."""
+        turns = self.undoable_turns()
+        if last_turn_only:
+            turns = turns[-1:]
+        first: dict[str, Change] = {}
+        for checkpoint in self.checkpoints:
+            if checkpoint.turn in turns:
+                for change in checkpoint.changes:
+                    first.setdefault(change.path, change)
+        parts = []
+        for rel in sorted(first):
+            before = first[rel].before
+            if before == UNKNOWN:
+                parts.append(f"{rel}: {first[rel].why or 'its previous content was not kept'}")
+                continue
+            old = self.store.get(before) if before is not None else None
+            text = unified(rel, old, self._read(rel))
+            if text:
+                parts.append(text)
+        return "\n".join(parts)
+
+    def size(self) -> int:
+        return self.store.size()
+
+
+def _note_for_model(restored: list[str], cannot: list[tuple[str, str]]) -> str:
+    text = "[The user ran /undo."
+    if restored:
+        text += " These files were put back as they were before the undone turn(s), so what you wrote or " \
+                "ran there no longer applies to them: " + ", ".join(restored) + "."
+    if cannot:
+        text += " These could not be restored and keep their current content: " + ", ".join(p for p, _ in cannot) + "."
+    return text + " Read files again before relying on them.]"
+
+
+def session_checkpoints_size(folder: Path) -> int:
+    """Bytes the checkpoints of the session in `folder` take (for the session listing)."""
+    return BlobStore(folder / "checkpoints" / "blobs").size() + sum(
+        f.stat().st_size for f in (folder / "checkpoints").glob("git-index") if f.is_file())
+

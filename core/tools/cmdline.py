@@ -1,0 +1,456 @@
+"""Command lines as the shell will see them: POSIX sh, PowerShell and cmd.exe split into simple commands.
+
+The approval gate (`core.tools.safety`) judges what a command will do from its argv, not from its
+text, so quoting (`"${HOME}"`), mixed flags (`-r --force`) and wrappers cannot hide a target. This
+module only splits and labels; it runs nothing. A word keeps its parts (literal, wildcard, variable,
+`~`, command substitution) so the judge can expand them with what it knows and treat the rest as
+unknown. Command substitutions and here-documents are kept as text for the judge to parse in turn.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+LIT, GLOB, VAR, TILDE, SUB = "lit", "glob", "var", "tilde", "sub"
+
+
+@dataclass
+class Word:
+    parts: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
+
+    def add(self, kind: str, text: str) -> None:
+        if kind == LIT and self.parts and self.parts[-1][0] == LIT:
+            self.parts[-1] = (LIT, self.parts[-1][1] + text)
+        else:
+            self.parts.append((kind, text))
+
+    @property
+    def literal(self) -> str | None:
+        """The word's text when it has no expansion at all (wildcards count as text)."""
+        if any(kind in (VAR, TILDE, SUB) for kind, _ in self.parts):
+            return None
+        return "".join(text for _, text in self.parts)
+
+    @classmethod
+    def of(cls, text: str) -> Word:
+        return cls([(LIT, text)])
+
+
+@dataclass
+class Simple:
+    """One simple command: its words, its redirections, and how its stdin is fed."""
+
+    words: list[Word] = field(default_factory=list)
+    redirects: list[tuple[str, Word]] = field(default_factory=list)  # (operator, target)
+    piped: bool = False  # stdin is another command's output
+    heredoc: str | None = None  # stdin is this literal text
+    substitutions: list[str] = field(default_factory=list)  # $(...) and `...` bodies, to be judged too
+    dialect: str = "posix"
+
+
+class _Commands:
+    """The simple commands found so far; a separator ends the current one."""
+
+    def __init__(self, dialect: str) -> None:
+        self.dialect = dialect
+        self.done: list[Simple] = []
+        self.current = Simple(dialect=dialect)
+
+    def end(self, piped: bool) -> None:
+        if self.current.words or self.current.redirects:
+            self.done.append(self.current)
+        self.current = Simple(dialect=self.dialect, piped=piped)
+
+
+class Unparsed(Exception):
+    """The text is not a well-formed command line (an unclosed quote or substitution)."""
+
+
+# -- POSIX sh -------------------------------------------------------------------------------------
+_OPERATORS = ("&&", "||", ";;", "|&", ";", "&", "|", "(", ")", "\n")
+_REDIRECT = re.compile(r"(?:\d*|&)(?:>>|>\||>&|<<<|<<-|<<|<>|<&|>|<)")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parse_posix(text: str) -> list[Simple]:
+    """Split a POSIX shell command line into simple commands, in order."""
+    return _PosixParser(text).parse()
+
+
+class _PosixParser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+        self.out = _Commands("posix")
+        self.heredocs: list[tuple[str, bool, Simple]] = []  # (delimiter, strip tabs, owner)
+
+    def parse(self) -> list[Simple]:
+        text = self.text
+        while self.i < len(text):
+            char = text[self.i]
+            if char in " \t":
+                self.i += 1
+            elif char == "#":
+                end = text.find("\n", self.i)
+                self.i = len(text) if end < 0 else end
+            elif char == "\\" and text[self.i + 1:self.i + 2] == "\n":
+                self.i += 2
+            elif char in "<>" and text.startswith("(", self.i + 1):  # <(...): a word, not a redirection
+                self.current.words.append(self._word())
+            elif redirect := _REDIRECT.match(text, self.i):
+                self.i = redirect.end()
+                self._redirect(redirect.group())
+            elif op := next((o for o in _OPERATORS if text.startswith(o, self.i)), None):
+                self.i += len(op)
+                self.out.end(piped=op in ("|", "|&"))
+                if op == "\n":
+                    self._read_heredocs()
+            else:
+                word = self._word()
+                if word.parts:
+                    self.current.words.append(word)
+        self.out.end(piped=False)
+        return self.out.done
+
+    @property
+    def current(self) -> Simple:
+        return self.out.current
+
+    def _redirect(self, op: str) -> None:
+        while self.i < len(self.text) and self.text[self.i] in " \t":
+            self.i += 1
+        target = self._word()
+        if op.lstrip("0123456789").startswith("<<") and not op.endswith("<<<"):
+            delimiter = "".join(text for _, text in target.parts)
+            self.heredocs.append((delimiter, op.endswith("-"), self.current))
+            return
+        self.current.redirects.append((op.lstrip("0123456789"), target))
+
+    def _read_heredocs(self) -> None:
+        for delimiter, strip, owner in self.heredocs:
+            body: list[str] = []
+            while self.i < len(self.text):
+                end = self.text.find("\n", self.i)
+                end = len(self.text) if end < 0 else end
+                line = self.text[self.i:end]
+                self.i = end + 1
+                if (line.lstrip("\t") if strip else line) == delimiter:
+                    break
+                body.append(line)
+            owner.heredoc = "\n".join(body)
+        self.heredocs.clear()
+
+    def _word(self) -> Word:
+        word = Word()
+        text = self.text
+        start = self.i
+        while self.i < len(text):
+            char = text[self.i]
+            if char in " \t\n;&|()<>" and not (char in "<>" and text.startswith("(", self.i + 1)):
+                break
+            if char == "'":
+                end = text.find("'", self.i + 1)
+                if end < 0:
+                    raise Unparsed("an unclosed single quote")
+                word.add(LIT, text[self.i + 1:end])
+                self.i = end + 1
+            elif char == '"':
+                self.i += 1
+                self._double_quoted(word)
+            elif char == "\\":
+                word.add(LIT, text[self.i + 1:self.i + 2])
+                self.i += 2
+            elif char in "$`":
+                self._expansion(word)
+            elif char in "<>":  # <(...) or >(...): process substitution
+                end = _closing(text, self.i + 2)
+                self._substitution(word, text[self.i + 2:end])
+                self.i = end + 1
+            elif char in "*?[":
+                word.add(GLOB, char)
+                self.i += 1
+            elif char == "~" and self.i == start:
+                match = re.compile(r"~([A-Za-z0-9_.-]*)").match(text, self.i)
+                assert match is not None
+                word.add(TILDE, match.group(1))
+                self.i = match.end()
+            else:
+                word.add(LIT, char)
+                self.i += 1
+        return word
+
+    def _double_quoted(self, word: Word) -> None:
+        text = self.text
+        while self.i < len(text):
+            char = text[self.i]
+            if char == '"':
+                self.i += 1
+                if not word.parts:
+                    word.add(LIT, "")
+                return
+            if char == "\\" and text[self.i + 1:self.i + 2] in ('"', "\\", "$", "`", "\n"):
+                word.add(LIT, text[self.i + 1])
+                self.i += 2
+            elif char in "$`":
+                self._expansion(word)
+            else:
+                word.add(LIT, char)
+                self.i += 1
+        raise Unparsed("an unclosed double quote")
+
+    def _expansion(self, word: Word) -> None:
+        """`$...` or a backquoted command at the current position."""
+        if self.text[self.i] == "$":
+            self._dollar(word)
+            return
+        end = self.text.find("`", self.i + 1)
+        if end < 0:
+            raise Unparsed("an unclosed backquote")
+        self._substitution(word, self.text[self.i + 1:end])
+        self.i = end + 1
+
+    def _dollar(self, word: Word) -> None:
+        text = self.text
+        nxt = text[self.i + 1:self.i + 2]
+        if text.startswith("$((", self.i):
+            end = _closing(text, self.i + 2)
+            word.add(SUB, text[self.i + 3:end])  # arithmetic: a number nobody can know in advance
+            self.i = end + 1
+            if text[self.i:self.i + 1] == ")":
+                self.i += 1
+        elif nxt == "(":
+            end = _closing(text, self.i + 2)
+            self._substitution(word, text[self.i + 2:end])
+            self.i = end + 1
+        elif nxt == "{":
+            end = text.find("}", self.i + 2)
+            if end < 0:
+                raise Unparsed("an unclosed ${")
+            inner = text[self.i + 2:end]
+            self.i = end + 1
+            if _NAME.fullmatch(inner):
+                word.add(VAR, inner)
+            else:  # ${X:-default}, ${#X}, ${X/a/b}: known only when it runs
+                word.add(SUB, inner)
+        elif nxt == "'":  # $'...': ANSI-C quoting
+            end = self.i + 2
+            while end < len(text) and text[end] != "'":
+                end += 2 if text[end] == "\\" else 1
+            body = text[self.i + 2:end]
+            try:
+                word.add(LIT, body.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+            except (UnicodeDecodeError, UnicodeEncodeError):
+                word.add(SUB, body)
+            self.i = end + 1
+        elif match := _NAME.match(text, self.i + 1):
+            word.add(VAR, match.group())
+            self.i = match.end()
+        elif nxt and nxt in "@*#?$!-0123456789":
+            word.add(SUB, nxt)
+            self.i += 2
+        else:
+            word.add(LIT, "$")
+            self.i += 1
+
+    def _substitution(self, word: Word, body: str) -> None:
+        word.add(SUB, body)
+        self.current.substitutions.append(body)
+
+
+def _closing(text: str, start: int) -> int:
+    """Index of the `)` that closes a `(` just before `start`, skipping quoted text."""
+    depth, i = 1, start
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char in "'\"":
+            end = text.find(char, i + 1)
+            if end < 0:
+                raise Unparsed("an unclosed quote")
+            i = end + 1
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise Unparsed("an unclosed parenthesis")
+
+
+# -- PowerShell and cmd.exe -----------------------------------------------------------------------
+_PS_SEPARATORS = ("&&", "||", ";", "|", "\n", "{", "}", "(", ")")
+_PS_REDIRECT = re.compile(r"(?:[1-6*])?(?:>>|>)(?!&)")
+_PS_VAR = re.compile(r"\$(?:\{([^}]*)\}|(env:[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_:]*))", re.IGNORECASE)
+
+
+def parse_powershell(text: str) -> list[Simple]:
+    """Split a PowerShell command line into simple commands (script blocks are judged as commands)."""
+    out = _Commands("powershell")
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in " \t\r,":
+            i += 1
+        elif char == "#":
+            stop = text.find("\n", i)
+            i = len(text) if stop < 0 else stop
+        elif redirect := _PS_REDIRECT.match(text, i):
+            i = redirect.end()
+            while i < len(text) and text[i] in " \t":
+                i += 1
+            target, i = _ps_word(text, i, out.current)
+            out.current.redirects.append((">>" if redirect.group().endswith(">>") else ">", target))
+        elif op := next((o for o in _PS_SEPARATORS if text.startswith(o, i)), None):
+            i += len(op)
+            out.end(piped=op == "|")
+        else:
+            word, i = _ps_word(text, i, out.current)
+            if word.parts:
+                out.current.words.append(word)
+    out.end(False)
+    return out.done
+
+
+def _ps_word(text: str, i: int, current: Simple) -> tuple[Word, int]:
+    word = Word()
+    while i < len(text):
+        char = text[i]
+        if char in " \t\r\n;|{}(),>":
+            break
+        if char == "'":
+            end = i + 1
+            chunk = []
+            while True:
+                stop = text.find("'", end)
+                if stop < 0:
+                    raise Unparsed("an unclosed single quote")
+                chunk.append(text[end:stop])
+                if text[stop + 1:stop + 2] == "'":
+                    chunk.append("'")
+                    end = stop + 2
+                    continue
+                break
+            word.add(LIT, "".join(chunk))
+            i = stop + 1
+        elif char == '"':
+            i += 1
+            while True:
+                if i >= len(text):
+                    raise Unparsed("an unclosed double quote")
+                c = text[i]
+                if c == '"':
+                    if text[i + 1:i + 2] == '"':
+                        word.add(LIT, '"')
+                        i += 2
+                        continue
+                    i += 1
+                    break
+                if c == "`" and i + 1 < len(text):
+                    word.add(LIT, text[i + 1])
+                    i += 2
+                elif c == "$":
+                    i = _ps_dollar(text, i, word, current)
+                else:
+                    word.add(LIT, c)
+                    i += 1
+            if not word.parts:
+                word.add(LIT, "")
+        elif char == "`" and i + 1 < len(text):
+            word.add(LIT, text[i + 1])
+            i += 2
+        elif char == "$":
+            i = _ps_dollar(text, i, word, current)
+        elif char in "*?[":
+            word.add(GLOB, char)
+            i += 1
+        elif char == "~" and not word.parts:
+            word.add(TILDE, "")
+            i += 1
+        else:
+            word.add(LIT, char)
+            i += 1
+    return word, i
+
+
+def _ps_dollar(text: str, i: int, word: Word, current: Simple) -> int:
+    if text.startswith("$(", i):
+        end = _closing(text, i + 2)
+        body = text[i + 2:end]
+        word.add(SUB, body)
+        current.substitutions.append(body)
+        return end + 1
+    match = _PS_VAR.match(text, i)
+    if not match:
+        word.add(LIT, "$")
+        return i + 1
+    word.add(VAR, match.group(1) or match.group(2))
+    return match.end()
+
+
+_CMD_SEPARATORS = ("&&", "||", "&", "|", "\n", "(", ")")
+_CMD_VAR = re.compile(r"%([A-Za-z_][A-Za-z0-9_()]*)%")
+
+
+def parse_cmd(text: str) -> list[Simple]:
+    """Split a cmd.exe command line into simple commands."""
+    out = _Commands("cmd")
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in " \t\r":
+            i += 1
+        elif char in "<>" or (char in "12" and text[i + 1:i + 2] == ">"):
+            op = re.compile(r"[12]?(?:>>|>|<)(?!&)").match(text, i)
+            if op is None:  # 2>&1
+                i += 4 if text.startswith("2>&1", i) else 1
+                continue
+            i = op.end()
+            while i < len(text) and text[i] in " \t":
+                i += 1
+            target, i = _cmd_word(text, i)
+            if ">" in op.group():
+                out.current.redirects.append((">>" if ">>" in op.group() else ">", target))
+        elif sep := next((s for s in _CMD_SEPARATORS if text.startswith(s, i)), None):
+            i += len(sep)
+            out.end(piped=sep == "|")
+        else:
+            word, i = _cmd_word(text, i)
+            if word.parts:
+                out.current.words.append(word)
+    out.end(False)
+    return out.done
+
+
+def _cmd_word(text: str, i: int) -> tuple[Word, int]:
+    word = Word()
+    quoted = False
+    while i < len(text):
+        char = text[i]
+        if not quoted and char in " \t\r\n&|()<>":
+            break
+        if char == '"':
+            quoted = not quoted
+            if not word.parts:
+                word.add(LIT, "")
+            i += 1
+        elif char == "^" and not quoted and i + 1 < len(text):
+            word.add(LIT, text[i + 1])
+            i += 2
+        elif char == "%" and (match := _CMD_VAR.match(text, i)):
+            word.add(VAR, "env:" + match.group(1))
+            i = match.end()
+        elif char in "*?":
+            word.add(GLOB, char)
+            i += 1
+        else:
+            word.add(LIT, char)
+            i += 1
+    return word, i
+
+
+PARSERS = {"posix": parse_posix, "powershell": parse_powershell, "cmd": parse_cmd}

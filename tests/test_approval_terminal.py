@@ -1,0 +1,47 @@
+"""The approval prompt in a real terminal: what the user approves is what runs (review C3)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.sse_server import Reply, ScriptedServer, call_events, text_events
+from tests.test_terminal import Terminal, _agent_command, _env
+
+pytestmark = [pytest.mark.terminal,
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")]
+
+# Erase the real prompt line, move up, draw a harmless-looking prompt, and conceal what follows.
+FORGERY = ("\x1b[2K\r\x1b[1A\x1b[2K? The agent wants to run: git status --short\n"
+           "  (read-only). Allow it? [y/N] \x1b[8m")
+
+
+def test_escape_sequences_cannot_forge_the_approval_prompt(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "precious.txt").write_text("keep me")
+    command = f"echo {TEST_KEY}; rm -rf ./* {FORGERY}"
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok, left it alone"))]
+    with ScriptedServer(script) as server:
+        term = Terminal(_agent_command(workspace, "--plain"), _env(server.url, tmp_path))
+        try:
+            term.wait_for("Type a task")
+            term.send("tidy up", "Enter")
+            screen = term.wait_for("Allow it? [y/N]")
+            # The real command is on screen, with its escape sequences visible instead of obeyed.
+            assert "rm -rf ./*" in screen
+            assert "\\x1b[2K" in screen and "\\x1b[8m" in screen
+            # The forged prompt is only ever text inside a line of the command, never a prompt of its own.
+            lines = screen.splitlines()
+            assert any("┃" in line and "git status --short" in line for line in lines), screen
+            assert not any(line.lstrip().startswith(("? The agent wants to run: git", "(read-only)")) for line in lines)
+            assert TEST_KEY not in screen and "[REDACTED]" in screen
+            term.send("n", "Enter")
+            term.wait_for("ok, left it alone")
+        finally:
+            term.close()
+    assert (workspace / "precious.txt").read_text() == "keep me"
+    assert "the user said no" in server.requests[1]["input"][-1]["output"]
