@@ -4,7 +4,8 @@ A tool still calls the plain `Approve(what, why)` it gets in its context, but th
 gate bound to the call: the gate emits an `approval` event with the call id, the structured command
 or path, the folder and the decisions on offer, then waits until `Approvals.answer()` is called
 (from any thread), the turn is cancelled, or, for front ends that ask synchronously (the plain
-REPL), the front end's own `Approve` says. The numbering is the same everywhere.
+REPL), the front end's own `Approve` says; one that also has `decide(request) -> (decision,
+reason)` offers all four decisions. The numbering is the same everywhere.
 """
 
 from __future__ import annotations
@@ -103,9 +104,13 @@ class Approvals:
         try:
             self._emit(ev.APPROVAL, request)
             if self._ask is not None and not pending.done.is_set():
-                refusal = self._ask(what, why)
                 by = "front_end"
-                self.answer(request_id, "once" if refusal is None else "deny", refusal or "")
+                decide = getattr(self._ask, "decide", None)  # a front end that offers all four decisions
+                if decide is not None:
+                    self.answer(request_id, *decide(request))
+                else:
+                    refusal = self._ask(what, why)
+                    self.answer(request_id, "once" if refusal is None else "deny", refusal or "")
 
             def interrupted() -> None:
                 nonlocal by

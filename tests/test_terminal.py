@@ -130,6 +130,33 @@ def test_destructive_command_asks_and_no_refuses(tmp_path: Path, workspace: Path
     assert "the user said no" in server.requests[1]["input"][-1]["output"]
 
 
+def test_plain_approval_offers_the_same_four_decisions(tmp_path: Path, workspace: Path) -> None:
+    risky = Reply(call_events([("run_shell", {"command": "git reset --hard"})]))
+    script = [risky, Reply(text_events("first")), risky, Reply(text_events("second")),
+              Reply(call_events([("run_shell", {"command": "git clean -f"})])), Reply(text_events("third"))]
+    with ScriptedServer(script) as server:
+        term = Terminal(_agent_command(workspace, "--plain"), _env(server.url, tmp_path))
+        try:
+            term.wait_for("Type a task")
+            term.send("one", "Enter")
+            screen = term.wait_for("Allow it? [y/N]")
+            assert "1 run once (y) · 2 always, for this session (a) · 3 deny (n) · 4 deny, and tell" in screen
+            term.send("2", "Enter")
+            term.wait_for("first")
+            term.send("two", "Enter")
+            term.wait_for("allowed (always, for this session)")
+            term.wait_for("second")
+            term.send("three", "Enter")
+            term.wait_for("Allow it? [y/N]")
+            term.send("4", "Enter")
+            term.wait_for("Why (the model is told)?")
+            term.send("not on my machine", "Enter")
+            term.wait_for("third")
+        finally:
+            term.close()
+    assert "not on my machine" in server.requests[5]["input"][-1]["output"]
+
+
 def test_first_run_asks_for_the_key_and_saves_it_privately(tmp_path: Path, workspace: Path) -> None:
     """The key is looked for next to agent.py: run a copy from a scratch folder."""
     app = _app_copy(tmp_path)
