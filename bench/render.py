@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     text = document(args.tokens)
     pieces = deltas(text)
     print(f"answer: {len(text):,} chars (~{len(text) // 4:,} tokens) in {len(pieces):,} deltas, width {args.width}")
-    RENDERER.lines(md.Markdown("warm `up`\n```python\nx = 1\n```"), args.width)  # lexers loaded once
+    md.render_markdown("warm `up`\n```python\nx = 1\n```", args.width)  # imports and lexers loaded once
     fast = ours(pieces, args.width, throttle=True)
     worst = ours(pieces, args.width, throttle=False)
     slow = naive(text, pieces, args.width)

@@ -10,19 +10,25 @@ a newline, and only the tail is parsed.
 from __future__ import annotations
 
 import time
-
-from markdown_it import MarkdownIt
-from rich.markdown import Markdown
+from functools import lru_cache
+from typing import Any
 
 from tuikit.render import RENDERER, Fragments
 
 TAIL_INTERVAL = 0.05  # seconds between re-renders of the open tail (≤ 20 a second)
-_PARSER = MarkdownIt().enable("strikethrough").enable("table")
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    """markdown-it as Rich configures it; imported on the first answer, not before the first frame."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt().enable("strikethrough").enable("table")
 
 
 def split_finished(text: str) -> tuple[str, str]:
     """(finished blocks, open tail): everything before the start of the last top-level block."""
-    starts = [token.map[0] for token in _PARSER.parse(text)
+    starts = [token.map[0] for token in _parser().parse(text)
               if token.level == 0 and token.nesting >= 0 and token.map is not None]
     if len(starts) < 2:
         return "", text
@@ -32,6 +38,8 @@ def split_finished(text: str) -> tuple[str, str]:
 
 
 def render_markdown(source: str, width: int) -> list[Fragments]:
+    from rich.markdown import Markdown
+
     if not source.strip():
         return []
     lines = RENDERER.lines(Markdown(source, code_theme="monokai", hyperlinks=False), width)
