@@ -132,6 +132,8 @@ def test_ascii_chrome_for_cjk_consoles() -> None:
     try:
         use_ascii(True)
         assert GLYPHS["bullet"] == "*" and GLYPHS["gutter"] == "|"
+        table = "".join(plain(line) for line in md.render_markdown("| a | b |\n|---|---|\n| 1 | 2 |\n", 40))
+        assert table.strip() and all(ord(c) < 128 for c in table)
     finally:
         use_ascii(False)
     assert GLYPHS["bullet"] == "●"
@@ -147,3 +149,22 @@ def test_a_resumed_session_is_drawn_from_the_session_event() -> None:
     text = "\n".join(view.transcript.visible_text())
     assert "› hi" in text and "hello" in text and "**" not in text and "read_file" in text
     assert view.answers == ["**hello**"] and view.status.model == "m"
+
+
+def test_a_resize_renders_only_the_blocks_near_the_view() -> None:
+    rendered: list[int] = []
+
+    class Counted(CommandBlock):
+        def render(self, width: int) -> list:
+            rendered.append(width)
+            return super().render(width)
+
+    transcript = Transcript()
+    for i in range(500):
+        transcript.add(Counted(f"block {i}\n" + "word " * 30))
+    transcript.create_content(100, 20)
+    assert rendered.count(100) == 500
+    transcript.create_content(60, 20)
+    assert 0 < rendered.count(60) < 40  # the rest keep an estimated height until scrolled to
+    lines = [plain(transcript.line(i)) for i in range(transcript.total - 20, transcript.total)]
+    assert any("block 499" in line for line in lines)

@@ -18,6 +18,8 @@ UNICODE_GLYPHS = {"bullet": "●", "user": "›", "gutter": "│", "fold": "▸"
 ASCII_GLYPHS = {"bullet": "*", "user": ">", "gutter": "|", "fold": ">", "unfold": "v", "ok": "+", "fail": "x",
                 "warn": "!", "retry": "~", "more": "..."}
 GLYPHS = dict(UNICODE_GLYPHS)
+_BORDERS = {"HORIZONTAL": ("─", "-"), "VERTICAL": ("│", "|"), "TOP_LEFT": ("┌", "+"), "TOP_RIGHT": ("┐", "+"),
+            "BOTTOM_LEFT": ("└", "+"), "BOTTOM_RIGHT": ("┘", "+")}
 LIVE_TAIL = 5  # lines of a running command's output shown
 FOLDED_RESULT = 4  # lines of a finished tool's result shown until expanded
 INDENT = 2
@@ -25,7 +27,12 @@ INDENT = 2
 
 def use_ascii(on: bool) -> None:
     """ASCII chrome for consoles that draw box and bullet glyphs double-width (CJK code pages)."""
+    from prompt_toolkit.widgets.base import Border
+
     GLYPHS.update(ASCII_GLYPHS if on else UNICODE_GLYPHS)
+    RENDERER.ascii = on  # Rich's tables and panels drawn with ASCII boxes
+    for name, (fancy, plain_char) in _BORDERS.items():  # the approval dialog's frame
+        setattr(Border, name, plain_char if on else fancy)
 
 
 def _indent(lines: list[Fragments], first: Fragments | None = None, rest: str = " " * INDENT) -> list[Fragments]:
@@ -59,6 +66,19 @@ class Block:
         lines = self.render(width)
         self._cache = (width, self.version, lines)
         return lines
+
+    def height(self, width: int) -> int:
+        """Lines at `width`; after a resize, an estimate from the last render until it is drawn."""
+        cache = self._cache
+        if cache is not None and cache[1] == self.version:
+            if cache[0] == width:
+                return len(cache[2])
+            return max(1, round(len(cache[2]) * cache[0] / max(1, width)))
+        return len(self.lines(width))
+
+    def exact(self, width: int) -> bool:
+        cache = self._cache
+        return cache is not None and cache[0] == width and cache[1] == self.version
 
     def render(self, width: int) -> list[Fragments]:
         raise NotImplementedError
@@ -97,11 +117,18 @@ class AnswerBlock(Block):
 
     def feed(self, delta: str) -> None:
         self.stream.feed(safe(delta))
+        self.changed()
 
     def finish(self) -> None:
         self.stream.finish()
+        self.changed()
 
     def lines(self, width: int) -> list[Fragments]:
+        if not self.stream.done:  # the stream throttles its tail itself: ask it every frame
+            return self.render(width)
+        return super().lines(width)
+
+    def render(self, width: int) -> list[Fragments]:
         lines = _indent(self.stream.lines(width - INDENT))
         if self.interrupted:
             lines.append([("", "  "), ("ansiyellow", "(interrupted)")])

@@ -56,6 +56,7 @@ class Renderer:
     """One off-screen console reused for every render (they happen on the UI thread only)."""
 
     def __init__(self) -> None:
+        self.ascii = False
         self.console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor",
                                legacy_windows=False, highlight=False, emoji=False, width=80,
                                soft_wrap=False, no_color=False)
@@ -64,6 +65,9 @@ class Renderer:
         """The renderable as lines of fragments, wrapped to `width` cells."""
         width = max(10, width)
         options = self.console.options.update_width(width)
+        if self.ascii:
+            options = options.copy()
+            options.encoding = "ascii"  # Rich then substitutes ASCII boxes
         out: list[Fragments] = []
         for line in self.console.render_lines(renderable, options, pad=False, new_lines=False):
             out.append([(pt_style(seg.style), seg.text) for seg in line if not seg.control and seg.text])

@@ -42,10 +42,20 @@ class Transcript(UIControl):
         starts, total = [], 0
         for block in self.blocks:
             starts.append(total)
-            total += len(block.lines(width))
-        if not self.follow and total > self.total:
+            total += block.height(width)
+        if not self.follow and total > self.total and width == self.width:
             self._unseen += total - self.total
         self._starts, self.total, self.width = starts, total, width
+
+    def _render_visible(self, width: int) -> bool:
+        """Render the blocks in (or next to) the viewport exactly; False when all already were.
+        Off-screen blocks keep an estimated height after a resize and are rendered when reached."""
+        first = bisect.bisect_right(self._starts, max(0, self.top - self.height)) - 1
+        last = bisect.bisect_right(self._starts, self.top + 2 * self.height)
+        estimated = [b for b in self.blocks[max(0, first):last] if not b.exact(width)]
+        for block in estimated:
+            block.lines(width)
+        return bool(estimated)
 
     def line(self, index: int) -> Fragments:
         pos = bisect.bisect_right(self._starts, index) - 1
@@ -57,10 +67,13 @@ class Transcript(UIControl):
 
     def create_content(self, width: int, height: int | None) -> UIContent:
         self.height = max(1, height or 1)
-        self._layout(width)
-        bottom = max(0, self.total - self.height)
-        if self.follow or self.top >= bottom:
-            self.top, self.follow, self._unseen = bottom, True, 0
+        for _ in range(3):  # estimates near the viewport become exact, which may move it
+            self._layout(width)
+            bottom = max(0, self.total - self.height)
+            if self.follow or self.top >= bottom:
+                self.top, self.follow, self._unseen = bottom, True, 0
+            if not self._render_visible(width):
+                break
         top, rows = self.top, self.height
         hint = not self.follow
 
