@@ -55,10 +55,10 @@ def test_tool_panel_shows_output_and_expands(tmp_path: Path) -> None:
             h.type("count")
             h.idle()
             screen = h.wait_for("all done")
-            assert "run_shell" in screen and "line1" in screen and "ok" in screen
-            assert "line8" not in screen and "(Ctrl-O)" in screen  # folded to a few lines
+            assert "run_shell" in screen and "exit code 0" in screen and "ok" in screen
+            assert "line8" in screen and "line1" not in screen and "(Ctrl-O)" in screen  # folded: the end shows
             h.keys("\x0f")  # Ctrl-O
-            assert "line8" in h.wait_for("line8")
+            assert "line8" in h.wait_for("line1")
 
         Harness(server.url, tmp_path).run(steps)
 

@@ -103,7 +103,7 @@ def test_status_bar_fits_narrow_terminals_and_keeps_the_state() -> None:
     status = Status(model="deepseek-v4-flash", state="idle", context=12_000, budget=100_000, input_tokens=41_000,
                     cached_tokens=30_000, output_tokens=2_000, cost=0.1234, pruned_saved=120_000)
     wide = plain(status_fragments(status, 160))
-    assert "ctx 12%" in wide and "in 41.0k (30.0k cached) / out 2.0k" in wide and "$0.1234" in wide
+    assert "ctx 12.0k/100.0k (12%)" in wide and "in 41.0k (30.0k cached) / out 2.0k" in wide and "$0.1234" in wide
     assert "pruned −120.0k chars" in wide
     narrow = plain(status_fragments(status, 40))
     assert len(narrow) == 40 and "idle" in narrow

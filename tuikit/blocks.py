@@ -234,12 +234,14 @@ class ToolBlock(Block):
             body.append([("ansibrightblack", f"running {time.monotonic() - s.started:.0f} s · Esc interrupts")])
         else:
             result = s.result.rstrip("\n").split("\n") if s.result.strip() else []
-            if diff is None or s.status != "ok":
-                shown = result if self.expanded else result[:FOLDED_RESULT]
-                body += [_clip(line, inner, "") for line in shown] if not self.expanded else [
-                    piece for line in shown for piece in _text_lines(Text(line), inner)]
-                if not self.expanded:
-                    body += self._more(len(result) - len(shown))
+            if (diff is None or s.status != "ok") and self.expanded:
+                body += [piece for line in result for piece in _text_lines(Text(line), inner)]
+            elif diff is None or s.status != "ok":
+                head, tail = _fold(result, s.name == "run_shell")
+                body += [_clip(line, inner, "ansibrightblack" if line.startswith("[pruned") else "")
+                         for line in head]
+                body += self._more(len(result) - len(head) - len(tail))
+                body += [_clip(line, inner, "") for line in tail]
             mark = GLYPHS["ok"] if s.status == "ok" else GLYPHS["fail"]
             cut = " · the model got a shortened copy" if s.model_result and s.model_result != s.result else ""
             body.append([(colour, f"{mark} {s.status}"), ("ansibrightblack", f" · {s.duration:.1f} s{cut}")])
@@ -267,6 +269,17 @@ class ToolBlock(Block):
     def markdown(self) -> str:
         s = self.state
         return f"`{s.name} {describe(s.name, s.arguments)}` → {s.status}"
+
+
+def _fold(result: list[str], command: bool) -> tuple[list[str], list[str]]:
+    """The lines a folded result shows: a command's exit code and pruning stamp, then its last
+    lines (where test runners and compilers summarise); other tools' first lines."""
+    if len(result) <= FOLDED_RESULT + 1:
+        return result, []
+    if not command:
+        return result[:FOLDED_RESULT], []
+    head = [line for line in result[:2] if line.startswith(("exit code", "[pruned"))]
+    return head, result[-(FOLDED_RESULT - 1):]
 
 
 def _clip(line: str, width: int, style: str) -> Fragments:

@@ -13,6 +13,8 @@ from tuikit.state import Status
 
 
 def _k(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
@@ -38,7 +40,7 @@ def status_fragments(s: Status, width: int) -> Fragments:
     hint = " · Esc interrupts" if s.busy else ""
     fields = []
     if s.budget:
-        fields.append(f"ctx {100 * s.context / s.budget:.0f}%")
+        fields.append(f"ctx {_k(s.context)}/{_k(s.budget)} ({100 * s.context / s.budget:.0f}%)")
     if s.input_tokens or s.output_tokens:
         fields.append(f"in {_k(s.input_tokens)} ({_k(s.cached_tokens)} cached) / out {_k(s.output_tokens)}")
     if s.cost is not None:
