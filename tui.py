@@ -85,20 +85,20 @@ def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool =
     try:
         code = app.run()
     except Exception:  # the terminal is restored by now: log it, say where, keep the transcript
-        crash = traceback.format_exc()
+        crash = app.crash or traceback.format_exc()
     finally:
         app.session.close()
     sys.stdout.write("\x1b[?1007h")  # give the terminal its alternate-scroll mode back
+    sys.stdout.flush()
     _print_transcript(app, exit_dump)
-    if crash or app.crash:
-        path = app._log_crash(crash or app.crash)
-        where = f"; the details are in {path}" if path else ""
-        print(f"deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
-              f"(resume it with --resume {app.session.journal.id}).", file=sys.stderr)
-        if crash:
-            _wait_if_own_console()
-            return 1
-    return code
+    if not crash:
+        return code
+    path = app._log_crash(crash)
+    where = f"; the details are in {path}" if path else ""
+    print(f"deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
+          f"(resume it with --resume {app.session.journal.id}).", file=sys.stderr)
+    _wait_if_own_console()
+    return 1
 
 
 def _print_transcript(app: Any, exit_dump: Callable[..., None]) -> None:

@@ -282,3 +282,35 @@ def test_tui_first_run_asks_for_the_key_in_a_masked_field(tmp_path: Path, worksp
         finally:
             term.close()
     assert (app / ".env").read_text() == "DEEPSEEK_API_KEY=sk-typed-key-123456\n"
+
+
+CRASHING = """
+import sys
+sys.path.insert(0, {root!r})
+import tuikit.blocks as blocks
+render = blocks.UserBlock.render
+def broken(self, width):
+    if "crash now" in self.text:
+        raise RuntimeError("drawing failed on purpose")
+    return render(self, width)
+blocks.UserBlock.render = broken
+import agent
+sys.exit(agent.main())
+"""
+
+
+def test_tui_crash_restores_the_terminal_and_says_where_the_log_is(tmp_path: Path, workspace: Path) -> None:
+    wrapper = tmp_path / "crashing_agent.py"
+    wrapper.write_text(CRASHING.format(root=str(ROOT)))
+    with ScriptedServer([Reply(text_events("never drawn"))]) as server:
+        term = Terminal(_agent_command(workspace, agent=wrapper), _env(server.url, tmp_path), width=80, height=24)
+        try:
+            term.wait_for("idle")
+            term.send("crash now", "Enter")
+            screen = term.wait_for("[exited 1]")
+            assert "the full-screen view crashed; the details are in" in screen and "--resume" in screen
+            assert "Traceback" not in screen and "Press ENTER" not in screen
+        finally:
+            term.close()
+    logs = list((tmp_path / "s").glob("*/crash-*.log"))
+    assert logs and "drawing failed on purpose" in logs[0].read_text()

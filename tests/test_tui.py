@@ -248,3 +248,22 @@ def test_export_and_copy_write_the_conversation(tmp_path: Path, command: str) ->
         app = Harness(server.url, tmp_path).run(steps)
     written = sorted(Path(app.session.journal.folder).glob("*.md"))
     assert written and "the **answer**" in written[0].read_text()
+
+
+def test_an_event_that_cannot_be_drawn_is_logged_and_the_session_goes_on(tmp_path: Path, monkeypatch) -> None:
+    from tuikit.state import View
+
+    def broken(self: View, data: dict) -> None:
+        raise RuntimeError("cannot draw this reasoning")
+
+    monkeypatch.setattr(View, "_on_reasoning", broken)
+    with ScriptedServer([Reply(text_events("still answered", reasoning="hm"))]) as server:
+        def steps(h: Harness) -> None:
+            h.type("go")
+            h.idle()
+            screen = h.wait_for("still answered")
+            assert "internal error; the session goes on" in screen and "Traceback" not in screen
+
+        app = Harness(server.url, tmp_path).run(steps)
+    logs = list(Path(app.session.journal.folder).glob("crash-*.log"))
+    assert logs and "cannot draw this reasoning" in logs[0].read_text()

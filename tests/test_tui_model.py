@@ -168,3 +168,14 @@ def test_a_resize_renders_only_the_blocks_near_the_view() -> None:
     assert 0 < rendered.count(60) < 40  # the rest keep an estimated height until scrolled to
     lines = [plain(transcript.line(i)) for i in range(transcript.total - 20, transcript.total)]
     assert any("block 499" in line for line in lines)
+
+
+def test_without_a_windows_console_the_tui_says_winpty_and_steps_aside(monkeypatch) -> None:
+    import tui
+
+    monkeypatch.setattr(tui.sys, "platform", "win32")
+    monkeypatch.setattr(tui, "_windows_console", lambda: False)
+    reason = tui.unavailable_reason()
+    assert reason is not None and "winpty" in reason and "mintty" in reason
+    monkeypatch.setattr(tui, "_windows_console", lambda: True)
+    assert tui.unavailable_reason() is None

@@ -119,7 +119,7 @@ class AgentApp:
     # -- running ----------------------------------------------------------------------------
     def run(self) -> int:
         try:
-            return self.app.run(pre_run=self._pre_run) or 0
+            return self.app.run(pre_run=self._pre_run, set_exception_handler=False) or 0
         finally:
             self.jobs.put(None)
             if self.cancel is not None:
@@ -127,11 +127,23 @@ class AgentApp:
 
     def _pre_run(self) -> None:
         self.pump.loop = asyncio.get_event_loop()
+        self.pump.loop.set_exception_handler(self._loop_error)
         self.pump.drain()
         self.app.output.write_raw("\x1b[?1007l")  # the wheel must not turn into arrow keys (history)
         self._worker = threading.Thread(target=self._work, name="agent", daemon=True)
         self._worker.start()
         self.app.create_background_task(self._tick())
+
+    def _loop_error(self, loop: Any, context: dict[str, Any]) -> None:
+        """A failure inside the UI loop (drawing, a key handler) is fatal: leave the full screen
+        cleanly and let `tui.run` say where the traceback is, instead of prompt_toolkit's
+        print-and-wait-for-Enter over the screen."""
+        exc = context.get("exception")
+        if exc is None:
+            return
+        self.crash = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        if self.app.is_running and not self.app.is_done:
+            self.app.exit(exception=exc)
 
     async def _tick(self) -> None:
         """Redraw timers (elapsed seconds, retry countdown, the throttled Markdown tail) while busy."""
@@ -181,11 +193,14 @@ class AgentApp:
         elif event == "ui:reply":
             self._show_reply(data["reply"])
         elif event == "ui:bug":
-            self.crash = data["trace"]
-            self.view.banner("error", "internal error; the session goes on (details in the crash log)")
-            self._log_crash(data["trace"])
+            self.bug(data["trace"])
         else:
             self.view.apply(event, data)
+
+    def bug(self, trace: str) -> None:
+        """A bug that need not end the session (in the worker, or drawing one event): log it, say so."""
+        path = self._log_crash(trace)
+        self.view.banner("error", "internal error; the session goes on" + (f" (details in {path})" if path else ""))
 
     def _show_reply(self, reply: Reply) -> None:
         if reply.exit:
@@ -410,4 +425,5 @@ def create(settings: Any, open_session: Callable[[Any, Any], Any], *, data_dir: 
     session.agent.announce(resumed=bool(session.agent.history))
     app = AgentApp(session, pump, view, data_dir=data_dir, mouse=mouse, input=input, output=output)
     holder.append(app)
+    pump.on_error = app.bug
     return app

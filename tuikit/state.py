@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,9 +35,11 @@ _STAMP = re.compile(r"\[pruned ([\d,]+) → ([\d,]+) chars")
 class EventPump:
     """Thread-safe `emit`: queue, then wake the UI loop once per burst."""
 
-    def __init__(self, apply: Callable[[str, dict[str, Any]], None], wake: Callable[[], None]) -> None:
+    def __init__(self, apply: Callable[[str, dict[str, Any]], None], wake: Callable[[], None],
+                 on_error: Callable[[str], None] | None = None) -> None:
         self._apply = apply
         self._wake = wake
+        self.on_error = on_error  # an event that cannot be drawn is reported, the rest still are
         self._queue: deque[tuple[str, dict[str, Any]]] = deque()
         self._lock = threading.Lock()
         self._scheduled = False
@@ -59,7 +62,12 @@ class EventPump:
             self._queue.clear()
             self._scheduled = False
         for event, data in events:
-            self._apply(event, data)
+            try:
+                self._apply(event, data)
+            except Exception:
+                if self.on_error is None:
+                    raise
+                self.on_error(traceback.format_exc())
         if events:
             self._wake()
 
