@@ -8,9 +8,9 @@ folder and says where; the conversation is printed to the normal screen on the w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -93,7 +93,7 @@ def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool =
     _print_transcript(app, exit_dump)
     if not crash:
         return code
-    path = app._log_crash(crash)
+    path = app.log_crash(crash)
     where = f"; the details are in {path}" if path else ""
     print(f"deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
           f"(resume it with --resume {app.session.journal.id}).", file=sys.stderr)
@@ -115,11 +115,9 @@ def _wait_if_own_console() -> None:
     """A double-clicked exe closes its window at once: keep the error readable until a key press."""
     if sys.platform != "win32":
         return
-    try:
-        import ctypes
+    import ctypes
 
+    with contextlib.suppress(AttributeError, OSError, EOFError):
         processes = (ctypes.c_uint32 * 4)()
         if ctypes.windll.kernel32.GetConsoleProcessList(processes, 4) <= 2:  # type: ignore[attr-defined]
             input("Press Enter to close this window.")
-    except (AttributeError, OSError, EOFError):
-        time.sleep(0)

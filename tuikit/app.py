@@ -189,7 +189,7 @@ class AgentApp:
         elif event == "ui:end":
             self.pending -= 1
             status.busy = False
-            self.view._state("idle")
+            self.view.set_state("idle")
         elif event == "ui:reply":
             self._show_reply(data["reply"])
         elif event == "ui:bug":
@@ -199,7 +199,7 @@ class AgentApp:
 
     def bug(self, trace: str) -> None:
         """A bug that need not end the session (in the worker, or drawing one event): log it, say so."""
-        path = self._log_crash(trace)
+        path = self.log_crash(trace)
         self.view.banner("error", "internal error; the session goes on" + (f" (details in {path})" if path else ""))
 
     def _show_reply(self, reply: Reply) -> None:
@@ -215,7 +215,7 @@ class AgentApp:
             text = f"[{'█' * filled}{'░' * (30 - filled)}] {100 * share:.0f}% of the budget\n{text}"
         self.view.command_reply(text)
 
-    def _log_crash(self, trace: str) -> Path | None:
+    def log_crash(self, trace: str) -> Path | None:
         try:
             folder = Path(self.session.journal.folder)
             path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"

@@ -25,7 +25,7 @@ class ApprovalDialog:
         self.asking_reason = False
         self._answer = answer
         self._focus = focus
-        self.reason = TextArea(height=1, multiline=False, prompt="why (Enter sends): ",
+        self.reason = TextArea(height=1, multiline=False, prompt=" why (Enter sends): ",
                                accept_handler=self._send_reason)
         self.body = Window(FormattedTextControl(self._text, focusable=True, key_bindings=self._keys()),
                            wrap_lines=True, dont_extend_height=True)
@@ -48,12 +48,12 @@ class ApprovalDialog:
             ("bold", f" {safe(str(r.get('tool', '')))} wants to {'run' if r.get('command') else 'change'}:\n"),
             ("class:dialog.what", f"   {safe(str(what))}\n"),
             ("", f" in {safe(str(r.get('cwd', '')))}\n"),
-            ("ansiyellow", f" because it {safe(str(r.get('reason', '')))}\n\n"),
+            ("ansiyellow", f" because it {safe(str(r.get('reason', '')))}\n"),
         ]
         for d in DECISIONS:
-            alias = f" ({d.alias})" if d.alias else ""
-            lines.append(("", f"  {d.key}  {d.label}{alias}\n"))
-        lines.append(("ansibrightblack", "  Esc denies"))
+            alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
+            lines.append(("bold" if d.id == "once" else "", f"  {d.key}  {d.label}{alias}\n"))
+        lines[-1] = (lines[-1][0], lines[-1][1].rstrip("\n"))
         return lines
 
     def _keys(self) -> KeyBindings:

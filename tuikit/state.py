@@ -106,7 +106,7 @@ class View:
         self._approval_id = ""
 
     # -- helpers ---------------------------------------------------------------------------
-    def _state(self, state: str, detail: str = "") -> None:
+    def set_state(self, state: str, detail: str = "") -> None:
         if state != self.status.state or detail != self.status.detail:
             self.status.since = time.monotonic()
         self.status.state, self.status.detail = state, detail
@@ -175,13 +175,13 @@ class View:
         s.budget = int(d.get("budget_tokens") or s.budget)
         s.context = int(d.get("estimated_tokens") or s.context)
         s.model = str(d.get("model") or s.model)
-        self._state("waiting")
+        self.set_state("waiting")
 
     def _on_request_sent(self, d: dict[str, Any]) -> None:
-        self._state("waiting")
+        self.set_state("waiting")
 
     def _on_first_byte(self, d: dict[str, Any]) -> None:
-        self._state("thinking")
+        self.set_state("thinking")
 
     def _stream(self, d: dict[str, Any], kind: type) -> Any:
         key = f"{kind.__name__}:{d.get('item_id', '')}"
@@ -192,7 +192,7 @@ class View:
 
     def _on_reasoning(self, d: dict[str, Any]) -> None:
         self._stream(d, ReasoningBlock).feed(str(d.get("delta", "")))
-        self._state("thinking")
+        self.set_state("thinking")
 
     def _on_reasoning_done(self, d: dict[str, Any]) -> None:
         key = f"ReasoningBlock:{d.get('item_id', '')}"
@@ -204,7 +204,7 @@ class View:
 
     def _on_text(self, d: dict[str, Any]) -> None:
         self._stream(d, AnswerBlock).feed(str(d.get("delta", "")))
-        self._state("writing")
+        self.set_state("writing")
 
     def _on_text_done(self, d: dict[str, Any]) -> None:
         block = self._open.pop(f"AnswerBlock:{d.get('item_id', '')}", None)
@@ -221,7 +221,7 @@ class View:
         self._tools[state.call_id] = block = ToolBlock(state)
         self.add(block)
         command = d.get("arguments", {}).get("command") if isinstance(d.get("arguments"), dict) else None
-        self._state("running", str(command or state.name))
+        self.set_state("running", str(command or state.name))
 
     def _on_tool_output(self, d: dict[str, Any]) -> None:
         block = self._tools.get(str(d.get("call_id", "")))
@@ -234,7 +234,7 @@ class View:
             block.state.approval = "waiting for your approval…"
             block.changed()
         self._approval_id = str(d.get("id", ""))
-        self._state("approval")
+        self.set_state("approval")
         self.on_approval(d)
 
     def _on_approval_done(self, d: dict[str, Any]) -> None:
@@ -248,7 +248,7 @@ class View:
         if str(d.get("id")) == self._approval_id:
             self._approval_id = ""
             self.on_approval(None)
-            self._state("running")
+            self.set_state("running")
 
     def _on_tool(self, d: dict[str, Any]) -> None:
         block = self._tools.get(str(d.get("call_id", "")))
@@ -262,18 +262,18 @@ class View:
         if stamp:
             before, after = (int(g.replace(",", "")) for g in stamp.groups())
             self.status.pruned_saved += max(0, before - after)
-        self._state("waiting")
+        self.set_state("waiting")
 
     def _on_compaction_started(self, d: dict[str, Any]) -> None:
         self.banner("context", f"summarising {d.get('items', 0)} older items to free context…")
-        self._state("compacting")
+        self.set_state("compacting")
 
     def _on_compaction_done(self, d: dict[str, Any]) -> None:
         if d.get("status") == "ok":
             self.banner("context", f"summary written ({d.get('output_tokens', 0):,} tokens)")
         else:
             self.banner("warning", f"the summary failed: {d.get('message', '')}")
-        self._state("waiting")
+        self.set_state("waiting")
 
     def _on_usage(self, d: dict[str, Any]) -> None:
         s = self.status
@@ -290,7 +290,7 @@ class View:
         if kind == "retry" and d.get("delay") is not None:
             self.status.retry_until = time.monotonic() + float(d["delay"])
             self.status.retry_attempt = f"{d.get('attempt', '?')}/{d.get('max_attempts', '?')}"
-            self._state("retrying")
+            self.set_state("retrying")
         self.banner(kind, str(d.get("message", "")))
 
     def _on_error(self, d: dict[str, Any]) -> None:
@@ -307,7 +307,7 @@ class View:
             if block.state.status == "running":
                 block.state.status = "interrupted"
                 block.changed()
-        self._state("idle")
+        self.set_state("idle")
 
     def foldable(self) -> Block | None:
         """The block Ctrl-O toggles: the latest tool panel or reasoning."""
