@@ -23,7 +23,7 @@ def _snapshot(name: str, screen: str, workspace: Path | None = None) -> None:
     """Compare with tests/snapshots/NAME.txt (UPDATE_SNAPSHOTS=1 rewrites it); the workspace path
     and elapsed seconds are written as placeholders."""
     if workspace is not None:
-        screen = screen.replace(str(workspace.resolve()), "<ws>")
+        screen = re.sub(re.escape(str(workspace.resolve())) + " *", lambda m: "<ws>".ljust(len(m.group())), screen)
     screen = re.sub(r"running (\d+) s", "running N s", screen)
     path = SNAPSHOTS / f"{name}.txt"
     if os.environ.get("UPDATE_SNAPSHOTS") or not path.exists():
