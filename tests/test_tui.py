@@ -40,7 +40,7 @@ def test_markdown_answer_renders_without_raw_markup_and_status_shows_usage(tmp_p
             screen = h.wait_for("second item")
             assert "**" not in screen and "# Plan" not in screen and "```" not in screen
             assert "important" in screen and "def f():" in screen and "thought" in screen
-            assert "in 100 (50 cached) / out 20" in screen and "idle" in screen
+            assert "ctx 0%" in screen and "in 100 out 20" in screen and "$0.0000" in screen and "idle" in screen
             _snapshot("answer_80x24", screen)
 
         Harness(server.url, tmp_path).run(steps)

@@ -103,8 +103,10 @@ def test_status_bar_fits_narrow_terminals_and_keeps_the_state() -> None:
     status = Status(model="deepseek-v4-flash", state="idle", context=12_000, budget=100_000, input_tokens=41_000,
                     cached_tokens=30_000, output_tokens=2_000, cost=0.1234, pruned_saved=120_000)
     wide = plain(status_fragments(status, 160))
-    assert "ctx 12.0k/100.0k (12%)" in wide and "in 41.0k (30.0k cached) / out 2.0k" in wide and "$0.1234" in wide
-    assert "pruned −120.0k chars" in wide
+    assert "ctx 12% of 100k" in wide and "in 41k (30k cached) / out 2.0k" in wide and "$0.1234" in wide
+    assert "pruned −120k chars" in wide
+    at_80 = plain(status_fragments(status, 80))  # short forms keep every field
+    assert len(at_80) == 80 and "ctx 12%" in at_80 and "in 41k out 2.0k" in at_80 and "$0.1234" in at_80
     narrow = plain(status_fragments(status, 40))
     assert len(narrow) == 40 and "idle" in narrow
 

@@ -15,6 +15,8 @@ from tuikit.state import Status
 def _k(n: int) -> str:
     if n >= 1_000_000:
         return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
@@ -36,26 +38,41 @@ def state_text(s: Status, now: float | None = None) -> str:
 
 
 def status_fragments(s: Status, width: int) -> Fragments:
-    state = state_text(s)
+    """The bar at `width`: every field in full if it fits, else in short, dropping from the right."""
     hint = " · Esc interrupts" if s.busy else ""
-    fields = []
+    full, short = [], []
     if s.budget:
-        fields.append(f"ctx {_k(s.context)}/{_k(s.budget)} ({100 * s.context / s.budget:.0f}%)")
+        share = f"{100 * s.context / s.budget:.0f}%"
+        full.append(f"ctx {share} of {_k(s.budget)}")
+        short.append(f"ctx {share}")
     if s.input_tokens or s.output_tokens:
-        fields.append(f"in {_k(s.input_tokens)} ({_k(s.cached_tokens)} cached) / out {_k(s.output_tokens)}")
+        full.append(f"in {_k(s.input_tokens)} ({_k(s.cached_tokens)} cached) / out {_k(s.output_tokens)}")
+        short.append(f"in {_k(s.input_tokens)} out {_k(s.output_tokens)}")
     if s.cost is not None:
-        fields.append(f"${s.cost:.4f}")
+        full.append(f"${s.cost:.4f}")
+        short.append(f"${s.cost:.4f}")
     if s.pruned_saved:
-        fields.append(f"pruned −{_k(s.pruned_saved)} chars")
+        full.append(f"pruned −{_k(s.pruned_saved)} chars")
+        short.append(f"−{_k(s.pruned_saved)} pruned")
     if s.queued and s.state != "idle":
-        fields.append(f"{s.queued} queued")
-    head = f" {s.model} · " if s.model else " "
-    text = head + state + hint
-    for field in fields:
-        if get_cwidth(text + " · " + field) > width - 1:
+        full.append(f"{s.queued} queued")
+        short.append(f"{s.queued} queued")
+    head = (f" {s.model} · " if s.model else " ") + state_text(s)
+    best = ""
+    for fields, with_hint in ((full, True), (short, True), (short, False)):
+        text = head + (hint if with_hint else "")
+        kept = 0
+        for field in fields:
+            if get_cwidth(text + " · " + field) > width - 1:
+                break
+            text += " · " + field
+            kept += 1
+        if kept == len(fields):
+            best = text
             break
-        text += " · " + field
-    if get_cwidth(text) > width:
-        text = text[: max(1, width - 1)]
+        if len(text) > len(best):
+            best = text
+    if get_cwidth(best) > width:
+        best = best[: max(1, width - 1)]
     style = "class:status.busy" if s.busy else "class:status"
-    return [(style, text + " " * max(0, width - get_cwidth(text)))]
+    return [(style, best + " " * max(0, width - get_cwidth(best)))]
