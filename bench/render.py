@@ -9,8 +9,9 @@ delta by delta (about one token each, as DeepSeek sends them) through the TUI's 
 every delta (what Aider and Open Interpreter do). That baseline is quadratic: at this length it
 would take hours, so it is timed on evenly spaced prefixes and integrated over every delta
 (the sample count is printed). Also printed: ours with no tail throttle (every delta re-renders the
-tail: the worst case), the deltas per second ours sustains, and the time from starting
-`python3 agent.py` to its first full-screen frame, next to a bare `python3 -c pass`.
+tail: the worst case), the deltas per second ours sustains, how long Esc takes to stop a streaming
+turn, and the time from starting `python3 agent.py` to its first full-screen frame, next to a bare
+`python3 -c pass`.
 """
 
 from __future__ import annotations
@@ -128,6 +129,30 @@ def first_frame() -> tuple[float, float]:
     return took, bare
 
 
+def esc_latency(trials: int = 5) -> list[float]:
+    """Seconds from an Esc keypress (pipe input) to the running turn's Cancel being set, in-process."""
+    from tests.sse_server import Reply, ScriptedServer, text_events
+    from tests.tui_harness import Harness
+
+    slow = Reply(text_events("tick " * 200, chunks=200), delay=0.2)
+    seen: list[float] = []
+    with ScriptedServer([slow]) as server, tempfile.TemporaryDirectory() as tmp:
+        def steps(h: Harness) -> None:
+            for _ in range(trials):
+                h.type("go")
+                h.wait_for("tick")
+                cancel = h.app.cancel
+                start = time.monotonic()
+                h.keys("\x1b")
+                while cancel is not None and not cancel.cancelled and time.monotonic() - start < 5:
+                    time.sleep(0.001)
+                seen.append(time.monotonic() - start)
+                h.idle()
+
+        Harness(server.url, Path(tmp)).run(steps)
+    return sorted(seen)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=20_000)
@@ -145,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ours, as in the app:  {fast:10.2f} s  ({slow / fast:,.0f}x faster; tail at most 20 times a second)")
     print(f"ours sustains {len(pieces) / fast:,.0f} deltas/s as in the app, {len(pieces) / worst:,.0f} in the worst "
           "case (need: 2,000)")
+    esc = esc_latency()
+    print(f"Esc to interrupted turn: median {esc[len(esc) // 2] * 1000:.0f} ms, worst {esc[-1] * 1000:.0f} ms "
+          f"of {len(esc)} (prompt_toolkit's default escape timeouts would hold it 1,500 ms)")
     took, bare = first_frame()
     print(f"first frame of `python3 agent.py`: {took * 1000:.0f} ms (bare `python3 -c pass`: {bare * 1000:.0f} ms)")
     return 0

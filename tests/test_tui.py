@@ -267,3 +267,25 @@ def test_an_event_that_cannot_be_drawn_is_logged_and_the_session_goes_on(tmp_pat
         app = Harness(server.url, tmp_path).run(steps)
     logs = list(Path(app.session.journal.folder).glob("crash-*.log"))
     assert logs and "cannot draw this reasoning" in logs[0].read_text()
+
+
+def test_a_resumed_session_is_drawn_and_clear_starts_a_new_one(tmp_path: Path) -> None:
+    script = [Reply(call_events([("list_files", {"path": "."})])), Reply(text_events("first **answer**"))]
+    with ScriptedServer(script) as server:
+        def first(h: Harness) -> None:
+            h.type("earlier question")
+            h.idle()
+            h.wait_for("first answer")
+
+        Harness(server.url, tmp_path).run(first)
+
+        def resumed(h: Harness) -> None:
+            screen = h.wait_for("resumed session")
+            assert "› earlier question" in screen and "list_files" in screen and "first answer" in screen
+            assert "**" not in screen
+            h.type("/clear")
+            h.wait_for("New conversation")
+            assert "earlier question" not in h.screen()
+
+        app = Harness(server.url, tmp_path, resume=True).run(resumed)
+    assert not app.session.agent.history  # /clear switched to a fresh session

@@ -27,7 +27,9 @@ from tuikit.app import AgentApp, create
 
 
 class Harness:
-    def __init__(self, url: str, tmp_path: Path, rows: int = 24, columns: int = 80, **env: str) -> None:
+    def __init__(self, url: str, tmp_path: Path, rows: int = 24, columns: int = 80, resume: bool = False,
+                 **env: str) -> None:
+        self.resume = resume
         self.size = Size(rows=rows, columns=columns)
         self.tmp_path = tmp_path
         self.workspace = tmp_path / "ws"
@@ -44,8 +46,8 @@ class Harness:
         with create_pipe_input() as pipe:
             self.pipe = pipe
             self.app = create(self.settings, lambda emit, approve: open_session(
-                self.settings, emit, self.workspace, approve), data_dir=self.tmp_path / "data",
-                input=pipe, output=self.output)
+                self.settings, emit, self.workspace, approve, resume_latest=self.resume),
+                data_dir=self.tmp_path / "data", input=pipe, output=self.output)
 
             def drive() -> None:
                 try:

@@ -209,6 +209,8 @@ class AgentApp:
         if reply.session is not None:
             self.session = reply.session
         text = reply.text
+        if reply.data.get("model"):
+            self.view.status.model = str(reply.data["model"])
         if reply.data.get("budget"):
             share = reply.data["total"] / reply.data["budget"]
             filled = min(30, round(30 * share))
