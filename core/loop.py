@@ -359,8 +359,14 @@ def display_history(items: list[Item]) -> list[dict]:
             output = outputs.get(item.call_id)
             entries.append({"kind": "tool", "call_id": item.call_id, "name": item.name, "arguments": arguments,
                             "result": output.output if output else "",
-                            "status": str(output.meta.get("status", "ok")) if output else "interrupted"})
+                            "status": _status(output.meta.get("status")) if output else ev.ABORTED_STATUS})
     return entries
+
+
+def _status(journaled: object) -> str:
+    """A journaled tool status in the events' vocabulary (the journal says "interrupted")."""
+    status = str(journaled or ev.OK)
+    return ev.ABORTED_STATUS if status == "interrupted" else status
 
 
 def _overflowed(result: TurnResult) -> bool:

@@ -305,7 +305,7 @@ class View:
         self._finish_open()
         for block in self._tools.values():
             if block.state.status == "running":
-                block.state.status = "interrupted"
+                block.state.status = "aborted"
                 block.changed()
         self.set_state("idle")
 
