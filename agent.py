@@ -192,5 +192,47 @@ def _tui_reason() -> str | None:
     return tui.unavailable_reason()
 
 
+def run() -> int:
+    """`main()` for a program people double-click: an unexpected error becomes one readable line
+    instead of a stack trace, and a console window that closes with the program waits for Enter
+    first, so that line can be read."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        code = 130
+    except SystemExit as exc:  # argparse after --help, --version or bad usage (it printed why)
+        code = exc.code if isinstance(exc.code, int) else 0
+    except Exception as exc:  # the last line of defence: a person sees a sentence, not a traceback
+        print(f"error: deepseek-agent stopped unexpectedly ({type(exc).__name__}: {exc}).", file=sys.stderr)
+        code = 1
+    if code not in (0, 130) and _console_closes_with_us():
+        _wait_for_enter()
+    return code
+
+
+def _console_closes_with_us() -> bool:
+    """True on Windows when no shell shares our console (the exe was double-clicked): the window then
+    closes the moment we exit. PyInstaller's one-file exe is two processes on that console."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+    from ctypes import wintypes
+
+    get_list = ctypes.WinDLL("kernel32").GetConsoleProcessList  # type: ignore[attr-defined]
+    get_list.argtypes = [ctypes.POINTER(wintypes.DWORD), wintypes.DWORD]
+    get_list.restype = wintypes.DWORD
+    pids = (wintypes.DWORD * 8)()
+    attached = get_list(pids, len(pids))
+    return 0 < attached <= (2 if getattr(sys, "frozen", False) else 1)
+
+
+def _wait_for_enter() -> None:
+    try:
+        if sys.stdin is not None and sys.stdin.isatty():
+            input("Press Enter to close this window.")
+    except (EOFError, KeyboardInterrupt, OSError, ValueError):
+        pass
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -8,7 +8,6 @@ folder and says where; the conversation is printed to the normal screen on the w
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import traceback
@@ -97,8 +96,7 @@ def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool =
     where = f"; the details are in {path}" if path else ""
     print(f"deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
           f"(resume it with --resume {app.session.journal.id}).", file=sys.stderr)
-    _wait_if_own_console()
-    return 1
+    return 1  # agent.run() keeps a double-clicked exe's window open until Enter
 
 
 def _print_transcript(app: Any, exit_dump: Callable[..., None]) -> None:
@@ -109,15 +107,3 @@ def _print_transcript(app: Any, exit_dump: Callable[..., None]) -> None:
         exit_dump(app.transcript.blocks, console.print)
     except Exception:  # the dump is a courtesy: never fail the exit for it
         pass
-
-
-def _wait_if_own_console() -> None:
-    """A double-clicked exe closes its window at once: keep the error readable until a key press."""
-    if sys.platform != "win32":
-        return
-    import ctypes
-
-    with contextlib.suppress(AttributeError, OSError, EOFError):
-        processes = (ctypes.c_uint32 * 4)()
-        if ctypes.windll.kernel32.GetConsoleProcessList(processes, 4) <= 2:  # type: ignore[attr-defined]
-            input("Press Enter to close this window.")

@@ -27,9 +27,10 @@ from core.context import (
     Shaped,
     UsageTotals,
     cap_result,
+    judge_repeat,
     parse_prices,
-    repeated_call_error,
 )
+from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
 from core.errors import ApiError
 from core.events import Emit
@@ -51,8 +52,6 @@ from core.secrets import Redactor
 from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.base import Approve
 from core.tools.workspace import Workspace
-
-STUCK_AFTER = 3  # refused repeats in a row before the task is stopped
 
 
 @dataclass
@@ -88,7 +87,7 @@ class Agent:
         self._seen_call_ids = {i.call_id for i in self.history if isinstance(i, FunctionCall)}
         self._cancel = Cancel()
         self._shaped: Shaped | None = None
-        self._refused_in_a_row = 0
+        self._stuck = ""  # why the task must stop: the same failing output again and again
         self._journal_failed = False
         # Issue 13: every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
         self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit,
@@ -143,9 +142,8 @@ class Agent:
             if not self._run_calls(calls, cancel):
                 self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
                 return Outcome("aborted", result.text, step)
-            if self._refused_in_a_row >= STUCK_AFTER:
-                message = (f"The model repeated the same call {self._refused_in_a_row} times although each repeat was "
-                           "refused; stopping so it does not burn more tokens. Rephrase the task or give it a hint.")
+            if self._stuck:
+                message, self._stuck = self._stuck, ""
                 self.emit(ev.ERROR, {"message": message, "kind": "stuck"})
                 return Outcome("error", result.text, step, ApiError(message, kind="stuck"))
         message = (f"Stopped after {self.settings.max_steps} steps (AGENT_MAX_STEPS) before the task was finished; "
@@ -162,12 +160,14 @@ class Agent:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
                                                 meta={"tool": call.name, "status": "interrupted"}))
                 continue
-            refusal = repeated_call_error(self.history, call)
-            self._refused_in_a_row = self._refused_in_a_row + 1 if refusal else 0
             ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=held, cancel=cancel,
                               approve=self.approvals.gate(call, str(self.workspace.root), cancel),
-                              archive=self.archive, checkpoints=self.checkpoints)
-            output = run_tool(call, ctx, refusal=refusal)
+                              archive=self.archive, checkpoints=self.checkpoints,
+                              result_chars=prune_budget_chars(cap))
+            output = run_tool(call, ctx)
+            repeat = judge_repeat(self.history, call, output)
+            output.output = repeat.text or output.output
+            self._stuck = repeat.message or self._stuck
             # Undecodable file names and bytes must not reach the request, nor the key the model.
             output.output = self._redact(clean_text(cap_result(output.output, call.name, output.meta, cap)))
             held.release(output.output)

@@ -27,8 +27,10 @@ _READ_ONLY_GIT = frozenset(
     {"status", "diff", "log", "show", "blame", "ls-files", "rev-parse", "grep", "shortlog"}
 )
 _WRITING_FIND_ACTIONS = frozenset(
-    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"}
+    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
+_SED_IN_PLACE = re.compile(r"^-[A-Za-z]*i|^--in-place")  # -i, -ni, -i.bak, --in-place=.orig
+_OUTPUT_OPTION = re.compile(r"^(?:-o|--output)(?:=|$)|^-[A-Za-z]*o")  # sort -o f, sort -uo f, --output=f
 _HARMLESS_REDIRECTS = re.compile(r"\d?>\s*/dev/null|\d?>&\d|\d?>\s*nul\b", re.IGNORECASE)
 _SEGMENTS = re.compile(r"&&|\|\||[;|&\n]")
 
@@ -82,9 +84,11 @@ def _read_only_segment(segment: str) -> bool:
         return False
     if program == "git":
         sub = next((w for w in words[1:] if not w.startswith("-")), "")
-        return sub in _READ_ONLY_GIT
+        return sub in _READ_ONLY_GIT and not any(w.startswith("--output") for w in words[1:])
     if program == "find":
         return not _WRITING_FIND_ACTIONS.intersection(words)
     if program == "sed":
-        return not any(w.startswith(("-i", "--in-place")) for w in words[1:])
+        return not any(_SED_IN_PLACE.match(w) for w in words[1:])
+    if program == "sort":
+        return not any(_OUTPUT_OPTION.match(w) for w in words[1:])
     return True

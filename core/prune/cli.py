@@ -41,7 +41,9 @@ def _run(argv: list[str]) -> tuple[bytes, int]:
         return f"{argv[0]}: command not found\n".encode(), 127
     except PermissionError:
         return f"{argv[0]}: permission denied\n".encode(), 126
-    return proc.stdout, proc.returncode
+    # A child killed by signal N has returncode -N; shells report 128+N, and a negative exit status
+    # would wrap around (-9 exits as 247).
+    return proc.stdout, 128 - proc.returncode if proc.returncode < 0 else proc.returncode
 
 
 def _write(text: str) -> None:

@@ -40,6 +40,9 @@ _CONTEXT_NEEDLES = (": In ", ": At ", "In file included from", "  from ", "requi
 _MAKE_NEEDLES = ("***", "not remade", "build stopped", "FAILED: ", "CMake Error", "collect2", "ld: ",
                  "undefined reference", "multiple definition")
 MAX_GROUP_LINES = 40
+MAX_NOTES = 2  # notes kept under an error (gcc prints one per overload candidate)
+# A template-instantiation step inside a system header: `/usr/include/...: required from ...`.
+_SYSTEM_REQUIRED_RE = re.compile(r"^/(?:usr|opt|Library|Applications)/\S+: +(?:required|recursively required) ")
 _QUOTED_RE = re.compile(r"‘[^’]*’|'[^']*'|`[^`]*`|\"[^\"]*\"")
 
 
@@ -60,7 +63,7 @@ def select(out: Output) -> Selection:
     warning_groups = []
     for kind, start, stop in groups:
         if kind.endswith("error"):
-            sel.pin_range(start, min(stop, start + MAX_GROUP_LINES))
+            _error_group(sel, start, min(stop, start + MAX_GROUP_LINES))
         else:
             warning_groups.append((start, stop))
     hidden = warning_groups if failed else warning_groups[FULL_WARNINGS:]
@@ -79,6 +82,26 @@ def select(out: Output) -> Selection:
         elif _PROGRESS_RE.match(line.lstrip()):
             sel.hide(i, "build progress lines")
     return sel
+
+
+def _error_group(sel: Selection, start: int, stop: int) -> None:
+    """Pin an error with its context, but not every overload candidate, nor the template chain
+    inside system headers: the first notes say what the compiler tried, the rest repeat it."""
+    lines = sel.lines
+    notes = 0
+    in_note = False
+    for j in range(start, stop):
+        line = lines[j]
+        m = _DIAG_RE.match(line)
+        if m is not None:
+            in_note = m.group(2) in ("note", "remark")
+            notes += in_note
+        if in_note and notes > MAX_NOTES:
+            sel.hide(j, "candidate notes")
+        elif _SYSTEM_REQUIRED_RE.match(line):
+            sel.hide(j, "template instantiation lines")
+        else:
+            sel.pin(j)
 
 
 def _is_command(line: str) -> bool:

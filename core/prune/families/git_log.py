@@ -15,8 +15,8 @@ from core.prune.selection import Selection
 _COMMIT_RE = re.compile(r"^[*|\\/ ]*commit [0-9a-f]{7,64}\b")
 _ONELINE_RE = re.compile(r"^[*|\\/ ]*[0-9a-f]{7,64} \S")
 _META_RE = re.compile(r"^[*|\\/ ]*(?:Author|AuthorDate|Commit|CommitDate|Date|Merge|Reflog):")
-SHOWN = 10  # commits that keep their commit, author, date and subject lines
-DETAILED = 3  # commits that also keep the start of their message body
+SHOWN = 5  # commits that keep their commit, author, date and subject lines
+DETAILED = 2  # commits that also keep the start of their message body
 BODY_LINES = 6
 PATCH_LINES = 120  # of the newest commit's --stat or -p output
 ONELINE_SHOWN = 40

@@ -11,11 +11,13 @@ import re
 
 from core.prune.families.base import COMMAND, CONTENT, Family
 from core.prune.output import Output
-from core.prune.selection import KEPT, UNSET, Selection
+from core.prune.rules import COUNTS_RE, keep_head_tail, keep_windows
+from core.prune.selection import Selection
 
 _INSTALL_VERBS = {"install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade",
                   "audit", "sync", "lock", "dedupe", "prune", "outdated", "link", "download", "wheel"}
-_MANAGERS = ("npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "pipenv", "pdm", "conda", "mamba")
+_MANAGERS = ("npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "apt-get", "apt",
+             "dnf", "yum", "zypper", "apk", "brew", "gem", "pacman", "choco", "composer", "snap", "port")
 
 # All matched against the line with its indentation stripped, so that each starts with a literal
 # and a non-matching line is rejected after a character or two.
@@ -42,6 +44,11 @@ _DOWNLOAD_RE = re.compile(
 )
 _WARN_RE = re.compile(r"npm (?:WARN|warn)|WARNING:|warning |warning:|⚠|WARN ")
 MAX_WARNINGS = 5
+MAX_NAMED = 20
+
+
+BEFORE, AFTER = 2, 3
+HEAD, TAIL = 3, 8
 
 
 def detect(out: Output) -> int:
@@ -57,13 +64,14 @@ def detect(out: Output) -> int:
 
 def select(out: Output) -> Selection:
     lines = out.lines
-    # On failure whatever is not chatter may explain it; on success only the outcome is worth reading.
-    sel = Selection(lines, default=KEPT if out.failed else UNSET)
+    # On success only the outcome is worth reading; on failure the errors, the lines around them
+    # (a build's compiler error and its source line) and the start and end.
+    sel = Selection(lines)
     warnings = 0
     error_lines = out.error_set
     for i, line in enumerate(lines):
         s = line.lstrip()
-        if _ERROR_RE.match(s) or _OUTCOME_RE.match(s):
+        if _ERROR_RE.match(s) or _OUTCOME_RE.match(s) or COUNTS_RE.search(s):
             sel.pin(i)
         elif _DOWNLOAD_RE.match(s):
             sel.hide(i, "download lines")
@@ -77,7 +85,26 @@ def select(out: Output) -> Selection:
                 sel.hide(i, "package warnings")
         elif i in error_lines:
             sel.pin(i)
+    if out.failed:
+        keep_windows(sel, error_lines, BEFORE, AFTER)
+        keep_head_tail(sel, HEAD, TAIL)
+    else:
+        for i in _last_mentions(out):
+            sel.pin(i)
     return sel
+
+
+def _last_mentions(out: Output) -> list[int]:
+    """The last line naming each package asked for (`Setting up cowsay (3.03) ...`): its final state,
+    whatever the manager prints."""
+    names = [a for seg in out.command.segments if seg and seg[0] in _MANAGERS for a in seg[2:]
+             if not a.startswith("-") and len(a) > 1]
+    found = []
+    for name in names[:MAX_NAMED]:
+        hits = out.lines_with(name.split("==")[0].split("@")[0] if not name.startswith("@") else name)
+        if hits:
+            found.append(hits[-1])
+    return found
 
 
 FAMILY = Family("packages", detect, select)

@@ -15,7 +15,7 @@ from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
 from core.prune.pytraceback import LIBRARY_FRAMES as LIBRARY
 from core.prune.pytraceback import is_library
-from core.prune.rules import SEPARATOR_RE
+from core.prune.rules import CARET_RE, SEPARATOR_RE
 from core.prune.selection import KEPT, Selection
 
 _SECTION_RE = re.compile(r"^={3,} (.+?) ={3,}$")
@@ -30,6 +30,9 @@ _DOTS_RE = re.compile(r"^(?:\S+ )?[.sxXFE]+\s*(?:\[\s*\d+%\])?$")
 _DOTS_END = set(".sxXFE]")
 _HEADER_RE = re.compile(r"(?:platform \w|hypothesis profile |Using --randomly-seed|(?!collect)[\w .-]+: \S)")
 _CAPTURE_RE = re.compile(r"^-{3,} (?:Captured|captured) .* -{3,}$")
+# A frame's argument values (printed above its source) and --showlocals values (below its `E` lines):
+# `url = 'sqlite:///x.db'`, unindented. They are often the bad value itself.
+_VALUE_RE = re.compile(r"^[A-Za-z_]\w* = \S")
 
 PASSING = "passing tests"
 SKIPPED = "skipped tests"
@@ -38,6 +41,7 @@ PROGRESS = "progress lines"
 HEADER = "session header lines"
 SOURCE = "test source lines"
 SEPARATORS = "frame separators"
+CARETS = "caret lines"
 CAPTURED = "captured output lines"
 REPORT = "report lines"
 CAPTURE_HEAD, CAPTURE_TAIL = 15, 5
@@ -55,6 +59,7 @@ def detect(out: Output) -> int:
 def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
+    sel.quiet.update((SOURCE, SEPARATORS, CARETS))
     # The short summary repeats the failing ids, so their progress lines can go.
     repeated = out.has("short test summary info")
     section = "start"
@@ -117,7 +122,7 @@ def _progress_line(sel: Selection, i: int, line: str, repeated: bool) -> None:
         else:
             sel.pin(i)
     elif line[-1:] in _DOTS_END and _DOTS_RE.match(line):
-        if "F" not in line and "E" not in line:
+        if repeated or ("F" not in line and "E" not in line):  # the short summary names the failures
             sel.hide(i, PROGRESS)
     elif _FINAL_RE.search(line):
         sel.pin(i)  # -q prints its summary without the === frame: "3000 passed in 1.52s"
@@ -141,6 +146,8 @@ def _failure(sel: Selection, block: list[int], errors: frozenset[int]) -> None:
         if _FRAME_SEP_RE.match(line):
             sel.hide(i, SEPARATORS)
             anchor, short_frame = i, False
+        elif CARET_RE.match(line):
+            sel.hide(i, CARETS)
         elif line.startswith("E ") or line == "E":
             sel.pin(i)
             anchor, short_frame = i, False
@@ -158,6 +165,8 @@ def _failure(sel: Selection, block: list[int], errors: frozenset[int]) -> None:
             anchor, short_frame = i, False
         elif library_frame and line.startswith(" "):
             sel.hide(i, LIBRARY)
+        elif _VALUE_RE.match(line):
+            sel.pin(i)
         elif short_frame and line.strip():
             sel.pin(i)  # the statement a short frame ran: `    from .report import render_csv`
             short_frame = False

