@@ -60,16 +60,33 @@ def _ascii_console() -> bool:
 
 
 def ask_key(env_file: Path) -> str:
-    """First run: the key in a masked field; empty when the user declined."""
-    from prompt_toolkit.shortcuts import input_dialog
+    """First run: the key in a masked field (Enter saves it, Esc or Cancel declines); empty when
+    the user declined."""
+    from prompt_toolkit.application import Application, get_app
+    from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+    from prompt_toolkit.key_binding.bindings.focus import focus_next, focus_previous
+    from prompt_toolkit.key_binding.defaults import load_key_bindings
+    from prompt_toolkit.layout import HSplit, Layout
+    from prompt_toolkit.widgets import Button, Dialog, Label, TextArea
 
-    text = (f"No DeepSeek API key yet. Paste it to save it in\n{env_file}\n(readable only by you), "
-            "or Cancel to quit and set DEEPSEEK_API_KEY yourself.")
+    field = TextArea(multiline=False, password=True, prompt="API key: ",
+                     accept_handler=lambda buffer: get_app().exit(result=buffer.text) or True)
+    dialog = Dialog(title="deepseek-agent: API key", with_background=True, body=HSplit([
+        Label(f"No DeepSeek API key yet. Paste it and press Enter to save it in\n{env_file}\n"
+              "(readable only by you), or Esc to quit and set DEEPSEEK_API_KEY yourself.\n"),
+        field]), buttons=[Button("Save", handler=lambda: get_app().exit(result=field.text)),
+                          Button("Cancel", handler=lambda: get_app().exit(result=""))])
+    keys = KeyBindings()
+    keys.add("tab")(focus_next)
+    keys.add("s-tab")(focus_previous)
+    keys.add("escape", eager=True)(lambda event: event.app.exit(result=""))
+    keys.add("c-c")(lambda event: event.app.exit(result=""))
+    app: Application[str] = Application(layout=Layout(dialog, focused_element=field), full_screen=True,
+                                        key_bindings=merge_key_bindings([load_key_bindings(), keys]))
     try:
-        key = input_dialog(title="deepseek-agent: API key", text=text, password=True).run()
+        return (app.run() or "").strip()
     except (EOFError, KeyboardInterrupt):
         return ""
-    return (key or "").strip()
 
 
 def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool = False) -> int:

@@ -271,7 +271,6 @@ def test_tui_first_run_asks_for_the_key_in_a_masked_field(tmp_path: Path, worksp
             screen = term.wait_for("*" * 19)
             assert "sk-typed-key" not in screen
             term.send("Enter")
-            term.send("Enter")
             term.wait_for("idle")
         finally:
             term.close()
