@@ -145,7 +145,9 @@ def test_piped_chinese_with_the_key_in_a_dotenv_beside_the_exe(exe: Exe, tmp_pat
     assert done.stdout.decode("utf-8") == ANSWER + "\n"
     assert server.requests[0]["input"][0]["content"] == PROMPT
     assert _header(server, 0, "Authorization") == f"Bearer {TEST_KEY}"
-    assert (workspace / "你好.txt").read_bytes() == "第一行\n第二行 ✓\n".encode()
+    tool_output = server.requests[1]["input"][-1]["output"]
+    written = workspace / "你好.txt"
+    assert written.is_file() and written.read_bytes() == "第一行\n第二行 ✓\n".encode(), tool_output
     assert TEST_KEY.encode() not in done.stdout + done.stderr
 
 

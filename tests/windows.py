@@ -6,8 +6,9 @@ on the way, which `tests/test_exe.py` then runs natively. pytest's own summary i
 exit status returned. The llama.cpp tier is left out (it builds a Linux server); the tmux tests skip
 themselves (no tmux on Windows). Default arguments: `-q -m "not realserver" tests`.
 
-`--codepage 936` runs everything as on a Chinese Windows (GBK as the ANSI code page; the default is
-1252, Western Europe); wine takes the code page from the locale it runs in.
+Wine takes the ANSI code page from the Unix locale and maps Windows file names to Unix ones with
+it: C.UTF-8 (the one locale every machine of this kind has) gives code page 1252 and lets any
+Unicode file name through. A locale that is not installed turns non-ASCII names into errors.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ CACHE = Path(os.environ.get("DEEPSEEK_AGENT_CACHE")
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deepseek-agent") / "exe"
 WINEPREFIX = CACHE / "wine" / "prefix"
 PYTHON = r"C:\py311\python.exe"
-LOCALES = {"1252": "en_US.UTF-8", "936": "zh_CN.UTF-8"}
 # pytest's own report goes to a pipe, whose encoding on Windows is the ANSI code page: write it as
 # UTF-8 so that Chinese test ids and diffs survive. Only this process: the code under test and its
 # children keep Windows' defaults.
@@ -35,26 +35,20 @@ def windows_path(path: Path) -> str:
 
 
 def main(argv: list[str]) -> int:
-    codepage = "1252"
-    if argv[:1] == ["--codepage"]:
-        codepage, argv = argv[1], argv[2:]
-    if codepage not in LOCALES:
-        print(f"windows.py: --codepage takes one of {', '.join(LOCALES)}", file=sys.stderr)
-        return 2
     built = subprocess.run([str(ROOT / "build.sh"), "--windows"], stdout=subprocess.PIPE, text=True, check=False)
     if built.returncode != 0:
         return built.returncode
     exe = Path(built.stdout.strip().splitlines()[-1])
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PIP_", "DEEPSEEK_", "AGENT_", "PYTHON", "LC_", "WINE"))}
-    env.update({"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all", "LANG": LOCALES[codepage],
+    env.update({"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all", "LANG": "C.UTF-8",
                 "DEEPSEEK_AGENT_EXE": windows_path(exe)})
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     # wineserver and the services must start outside any pipe, or they hold ours open for good.
     subprocess.run(["wineserver", "-p", "300"], env=env, check=False, **quiet)
     subprocess.run(["wine", "wineboot"], env=env, check=False, **quiet)
     args = argv or ["-q", "-m", "not realserver", "tests"]
-    print(f"Windows CPython under wine (code page {codepage}): pytest {' '.join(args)}", flush=True)
+    print(f"Windows CPython under wine: pytest {' '.join(args)}", flush=True)
     # Pipes for all three streams: wine's Windows programs cannot write to a file or /dev/null.
     child = subprocess.Popen(["wine", PYTHON, "-c", BOOT, "-p", "no:cacheprovider", *args], cwd=ROOT, env=env,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
