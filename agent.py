@@ -89,12 +89,17 @@ def _ask_for_key(settings, args: argparse.Namespace):
 
     if is_loopback(settings.base_url):
         return settings
-    print(f"No DeepSeek API key yet. Paste it to save it in {settings.env_file} (readable only by you),\n"
-          f"or press Enter to quit and set {API_KEY} yourself.", file=sys.stderr)
-    try:
-        key = getpass.getpass("API key (hidden): ", stream=sys.stderr).strip()
-    except (EOFError, KeyboardInterrupt):
-        key = ""
+    if not args.plain and sys.stdout.isatty() and _tui_reason() is None:
+        import tui
+
+        key = tui.ask_key(settings.env_file)  # a masked field in a full-screen dialog
+    else:
+        print(f"No DeepSeek API key yet. Paste it to save it in {settings.env_file} (readable only by you),\n"
+              f"or press Enter to quit and set {API_KEY} yourself.", file=sys.stderr)
+        try:
+            key = getpass.getpass("API key (hidden): ", stream=sys.stderr).strip()
+        except (EOFError, KeyboardInterrupt):
+            key = ""
     if not key:
         return settings
     try:
@@ -163,12 +168,11 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
     from core.secrets import RedactingEmit, Redactor
 
     if not args.plain and stdin_is_interactive() and sys.stdout.isatty():
-        try:
+        reason = _tui_reason()
+        if reason is None:
             import tui
 
-            reason = tui.unavailable_reason()
-        except ImportError as exc:
-            reason = f"cannot import it: {exc}"
+            return tui.run(settings, lambda emit, approve: _open(args, settings, workspace, emit, approve))
         print(f"note: full-screen mode unavailable ({reason}); using plain mode.", file=sys.stderr)
     emit = RedactingEmit(PlainEmitter(color=use_color()), Redactor(settings.api_key))
     interrupts = InterruptHandler()
@@ -177,6 +181,15 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
                                   redact=Redactor(settings.api_key)))
     interrupts.install()
     return run_repl(session, interrupts)
+
+
+def _tui_reason() -> str | None:
+    """Why the full-screen TUI cannot run here (None: it can)."""
+    try:
+        import tui
+    except ImportError as exc:
+        return f"cannot import it: {exc}"
+    return tui.unavailable_reason()
 
 
 def run() -> int:

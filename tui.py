@@ -1,16 +1,126 @@
-"""The full-screen front end (prompt_toolkit + Rich).
+"""The full-screen front end (prompt_toolkit + Rich); its parts live in `tuikit/`.
 
-Not built yet: it is its own issue. Until then `unavailable_reason()` says so and `agent.py` runs
-the plain REPL instead. Importing this module also checks that rich and prompt_toolkit are there;
-when they are not, `agent.py` falls back to plain mode rather than failing.
+`agent.py` calls `unavailable_reason()` and, when it is None, `run()`. Importing this module also
+checks that rich and prompt_toolkit are there; when they are not, `agent.py` falls back to plain
+mode rather than failing. A crash restores the terminal, writes the traceback to the session
+folder and says where; the conversation is printed to the normal screen on the way out.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import prompt_toolkit  # noqa: F401 - availability check
 import rich  # noqa: F401 - availability check
+
+CJK_CODE_PAGES = {932, 936, 949, 950}
 
 
 def unavailable_reason() -> str | None:
     """Why the TUI cannot run here, or None when it can."""
-    return "the full-screen TUI is not built yet"
+    if sys.platform == "win32" and not _windows_console():
+        return ("this is not a Windows console (Git Bash's mintty?); run it with `winpty deepseek-agent`, "
+                "or from Windows Terminal, cmd or PowerShell")
+    if os.environ.get("TERM") == "dumb":
+        return "TERM=dumb"
+    return None
+
+
+def _windows_console() -> bool:
+    """True when stdin and stdout are real console handles (prompt_toolkit needs them)."""
+    try:
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        kernel32.GetStdHandle.restype = wintypes.HANDLE
+        mode = wintypes.DWORD()
+        return all(kernel32.GetConsoleMode(kernel32.GetStdHandle(n), ctypes.byref(mode)) for n in (-10, -11))
+    except (AttributeError, OSError):
+        return False
+
+
+def _ascii_console() -> bool:
+    """A conhost on a CJK code page draws box glyphs double-width: use ASCII chrome there."""
+    if os.environ.get("AGENT_ASCII"):
+        return True
+    if sys.platform != "win32":
+        return False
+    try:
+        import ctypes
+
+        return ctypes.windll.kernel32.GetConsoleOutputCP() in CJK_CODE_PAGES  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return False
+
+
+def ask_key(env_file: Path) -> str:
+    """First run: the key in a masked field (Enter saves it, Esc or Cancel declines); empty when
+    the user declined."""
+    from prompt_toolkit.application import Application, get_app
+    from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+    from prompt_toolkit.key_binding.bindings.focus import focus_next, focus_previous
+    from prompt_toolkit.key_binding.defaults import load_key_bindings
+    from prompt_toolkit.layout import HSplit, Layout
+    from prompt_toolkit.widgets import Button, Dialog, Label, TextArea
+
+    field = TextArea(multiline=False, password=True, prompt="API key: ",
+                     accept_handler=lambda buffer: get_app().exit(result=buffer.text) or True)
+    dialog = Dialog(title="deepseek-agent: API key", with_background=True, body=HSplit([
+        Label(f"No DeepSeek API key yet. Paste it and press Enter to save it in\n{env_file}\n"
+              "(readable only by you), or Esc to quit and set DEEPSEEK_API_KEY yourself.\n"),
+        field]), buttons=[Button("Save", handler=lambda: get_app().exit(result=field.text)),
+                          Button("Cancel", handler=lambda: get_app().exit(result=""))])
+    keys = KeyBindings()
+    keys.add("tab")(focus_next)
+    keys.add("s-tab")(focus_previous)
+    keys.add("escape", eager=True)(lambda event: event.app.exit(result=""))
+    keys.add("c-c")(lambda event: event.app.exit(result=""))
+    app: Application[str] = Application(layout=Layout(dialog, focused_element=field), full_screen=True,
+                                        key_bindings=merge_key_bindings([load_key_bindings(), keys]))
+    try:
+        return (app.run() or "").strip()
+    except (EOFError, KeyboardInterrupt):
+        return ""
+
+
+def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool = False) -> int:
+    """Open the session on the TUI's emit and run the full-screen app until the user quits."""
+    from core.journal import sessions_root
+    from tuikit.app import create, exit_dump
+    from tuikit.blocks import use_ascii
+
+    use_ascii(_ascii_console())
+    app = create(settings, open_session, data_dir=sessions_root(settings.sessions_dir or None).parent, mouse=mouse)
+    code, crash = 0, ""
+    try:
+        code = app.run()
+    except Exception:  # the terminal is restored by now: log it, say where, keep the transcript
+        crash = app.crash or traceback.format_exc()
+    finally:
+        app.session.close()
+    sys.stdout.write("\x1b[?1007h")  # give the terminal its alternate-scroll mode back
+    sys.stdout.flush()
+    _print_transcript(app, exit_dump)
+    if not crash:
+        return code
+    path = app.log_crash(crash)
+    where = f"; the details are in {path}" if path else ""
+    print(f"deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
+          f"(resume it with --resume {app.session.journal.id}).", file=sys.stderr)
+    return 1  # agent.run() keeps a double-clicked exe's window open until Enter
+
+
+def _print_transcript(app: Any, exit_dump: Callable[..., None]) -> None:
+    from rich.console import Console
+
+    console = Console(highlight=False, legacy_windows=False)
+    try:
+        exit_dump(app.transcript.blocks, console.print)
+    except Exception:  # the dump is a courtesy: never fail the exit for it
+        pass

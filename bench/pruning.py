@@ -4,7 +4,7 @@
     python bench/pruning.py [--shared DIR] [--mb 10] [--no-throughput]
 
 Runs shared/bench/pruning/score.py (`--json`) for our pruner and for the clip4000 and headtail
-baselines, and prints one markdown table. Then prunes about 10 MB of realistic log (the corpus
+baselines, and prints one markdown table, then our figures per family (the family prune() picked). Then prunes about 10 MB of realistic log (the corpus
 outputs, repeated) in-process and compares the time with a floor that does almost nothing:
 an ANSI regex strip plus splitlines over the same text.
 """
@@ -40,11 +40,28 @@ def our_command() -> str:
 
 
 def score(scorer: Path, command: str) -> dict:
+    """score.py's JSON: a "summary" and per-case "results"."""
     proc = subprocess.run([sys.executable, str(scorer), "--cmd", command, "--json"], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         sys.exit(f"score.py failed for {command!r}:\n{proc.stderr}")
-    return json.loads(proc.stdout)["summary"]
+    return json.loads(proc.stdout)
+
+
+def by_family(cases: Path, results: list[dict]) -> str:
+    """Our figures per family that handled the cases (the family prune() picked for each)."""
+    groups: dict[str, list[dict]] = {}
+    for r in results:
+        case = cases / r["case"]
+        family = prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text().strip(),
+                       exit_code=int((case / "exit_code.txt").read_text())).family
+        groups.setdefault(family, []).append(r)
+    out = ["| family | cases | original chars | pruned chars | reduction | recall 1.0 |", "|---|---:|---:|---:|---:|---:|"]
+    for family, rs in sorted(groups.items(), key=lambda kv: -sum(r["original_chars"] for r in kv[1])):
+        orig, pruned = sum(r["original_chars"] for r in rs), sum(r["pruned_chars"] for r in rs)
+        full = sum(1 for r in rs if r["recall"] >= 1.0)
+        out.append(f"| {family} | {len(rs)} | {orig:,} | {pruned:,} | {100 * (1 - pruned / orig):.2f}% | {full}/{len(rs)} |")
+    return "\n".join(out)
 
 
 def table(rows: list[tuple[str, dict]]) -> str:
@@ -109,10 +126,14 @@ def main(argv: list[str]) -> int:
     scorer = bench / "score.py"
     if not scorer.exists():
         sys.exit(f"no scorer at {scorer}; pass --shared DIR")
-    rows = [("ours", score(scorer, our_command()))]
+    ours = score(scorer, our_command())
+    rows = [("ours", ours["summary"])]
     for name in BASELINES:
-        rows.append((name, score(scorer, f"{shlex.quote(sys.executable)} {shlex.quote(str(bench / 'baselines' / name))}.py")))
+        baseline = f"{shlex.quote(sys.executable)} {shlex.quote(str(bench / 'baselines' / name))}.py"
+        rows.append((name, score(scorer, baseline)["summary"]))
     print(table(rows))
+    print()
+    print(by_family(bench / "cases", ours["results"]))
     if not args.no_throughput:
         print()
         print(throughput(bench / "cases", args.mb))

@@ -47,13 +47,13 @@ class Usage:
 class TurnResult:
     """What one model response produced.
 
-    `status`: "completed", "incomplete" (cut off by the server; see `incomplete_reason`),
-    "failed" (see `error`) or "aborted" (the user interrupted). `items` are in replay order:
+    `status` (the vocabulary of core/events.py): "ok", "incomplete" (cut off by the server; see
+    `incomplete_reason`), "error" (see `error`) or "aborted" (the user interrupted). `items` are in replay order:
     reasoning, then text, then function calls. `emitted` tells whether anything reached the user.
     """
 
     items: list[Item] = field(default_factory=list)
-    status: str = "completed"
+    status: str = "ok"
     usage: Usage | None = None
     error: ApiError | None = None
     incomplete_reason: str = ""
@@ -84,6 +84,15 @@ class _Building:
     encrypted_content: str | None = None
     done: bool = False
     status: str = "in_progress"
+    _key: str = ""
+
+    @property
+    def key(self) -> str:
+        """The id front ends tell streamed items apart by: the server's id, else type and position;
+        fixed at first use so that a delta and its `_done` always agree."""
+        if not self._key:
+            self._key = self.id or f"{self.type}-{self.index}"
+        return self._key
 
     def apply(self, item: dict[str, Any]) -> None:
         """Take the authoritative fields of an `output_item.added`/`.done` item."""
@@ -184,9 +193,10 @@ class TurnAssembler:
             return
         building.done = True
         if building.type == "message":
-            self._say(ev.TEXT_DONE, {"text": building.text})
+            self._say(ev.TEXT_DONE, {"text": building.text, "item_id": building.key})
         elif building.type == "reasoning" and (building.reasoning or building.summary):
-            self._say(ev.REASONING_DONE, {"text": building.reasoning or "\n\n".join(building.summary)})
+            self._say(ev.REASONING_DONE, {"text": building.reasoning or "\n\n".join(building.summary),
+                                          "item_id": building.key})
 
     # -- event handlers -------------------------------------------------------------------
     def _item_added(self, payload: dict[str, Any]) -> _Building | None:
@@ -219,8 +229,9 @@ class TurnAssembler:
     def _text_delta(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
         if isinstance(delta, str) and delta:
-            self._building(payload, "message").text += delta
-            self._say(ev.TEXT, {"delta": delta})
+            building = self._building(payload, "message")
+            building.text += delta
+            self._say(ev.TEXT, {"delta": delta, "item_id": building.key})
 
     def _text_done(self, payload: dict[str, Any]) -> None:
         text = payload.get("text", payload.get("refusal"))
@@ -230,8 +241,9 @@ class TurnAssembler:
     def _reasoning_delta(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
         if isinstance(delta, str) and delta:
-            self._building(payload, "reasoning").reasoning += delta
-            self._say(ev.REASONING, {"delta": delta, "summary": False})
+            building = self._building(payload, "reasoning")
+            building.reasoning += delta
+            self._say(ev.REASONING, {"delta": delta, "summary": False, "item_id": building.key})
 
     def _reasoning_done(self, payload: dict[str, Any]) -> None:
         if isinstance(payload.get("text"), str):
@@ -246,10 +258,10 @@ class TurnAssembler:
         index = index if isinstance(index, int) and index >= 0 else 0
         while len(building.summary) <= index:
             if building.summary:
-                self._say(ev.REASONING, {"delta": "\n\n", "summary": True})
+                self._say(ev.REASONING, {"delta": "\n\n", "summary": True, "item_id": building.key})
             building.summary.append("")
         building.summary[index] += delta
-        self._say(ev.REASONING, {"delta": delta, "summary": True})
+        self._say(ev.REASONING, {"delta": delta, "summary": True, "item_id": building.key})
 
     def _summary_done(self, payload: dict[str, Any]) -> None:
         text = payload.get("text")
@@ -291,7 +303,7 @@ class TurnAssembler:
         kind = payload.get("type")
         status = str(response.get("status") or "")
         if kind == "response.failed" or status == "failed":
-            self.result_.status = "failed"
+            self.result_.status = "error"
             self.result_.error = from_stream(response.get("error") or {})
         elif kind == "response.incomplete" or status == "incomplete":
             self.result_.status = "incomplete"
@@ -301,7 +313,7 @@ class TurnAssembler:
 
     def _error(self, payload: dict[str, Any]) -> None:
         self.terminal = True
-        self.result_.status = "failed"
+        self.result_.status = "error"
         self.result_.error = from_stream(payload)
 
 

@@ -68,6 +68,7 @@ class ResponsesClient:
             assembler = TurnAssembler(emit)
             if cancel.cancelled:  # never send (and pay for) a request the user already stopped
                 return TurnResult(status="aborted", error=ApiError(cancel.reason or "interrupted", kind="aborted"))
+            emit(ev.REQUEST_SENT, {"attempt": attempt, "max_attempts": attempts})
             try:
                 error = self._attempt(payload, assembler, emit, cancel)
             except KeyboardInterrupt:
@@ -84,15 +85,17 @@ class ResponsesClient:
             if result.emitted or not error.retryable or attempt == attempts:
                 if result.emitted and error.retryable:
                     error.message += " (not retried: part of the answer was already shown; it is kept)"
-                result.status, result.error = "failed", error
+                result.status, result.error = "error", error
                 return result
             delay = self._delay(attempt, error.retry_after)
             if delay is None:
-                result.status, result.error = "failed", error
+                result.status, result.error = "error", error
                 error.message += f" (the server asked to wait {error.retry_after:.0f} s; not retrying)"
                 return result
             emit(ev.NOTICE, {"kind": "retry", "message":
-                             f"{error.message}; retrying in {_seconds(delay)}, attempt {attempt + 1} of {attempts}"})
+                             f"{error.message}; retrying in {_seconds(delay)}, attempt {attempt + 1} of {attempts}",
+                             "delay": round(delay, 3), "attempt": attempt + 1, "max_attempts": attempts,
+                             "error_kind": error.kind})
             if self._wait(delay, cancel):
                 return TurnResult(status="aborted", error=ApiError(cancel.reason or "interrupted", kind="aborted"))
         raise AssertionError("unreachable")  # pragma: no cover - the loop always returns
@@ -104,6 +107,7 @@ class ResponsesClient:
         Cancellation shuts down the connection's socket, which the trace hook captured when it was
         opened: that works while waiting for the response headers too, not only during the body."""
         sockets: list[socket.socket] = []
+        started = time.monotonic()
 
         def trace(event: str, info: dict[str, Any]) -> None:
             if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
@@ -124,7 +128,7 @@ class ResponsesClient:
                     if response.headers.get("x-should-retry") in ("true", "false"):
                         error.retryable = response.headers["x-should-retry"] == "true"
                     return error
-                return self._consume(response, assembler, emit, cancel)
+                return self._consume(response, assembler, emit, cancel, started)
         except EventTooLarge as exc:
             return ApiError(f"The stream broke: {exc}; the turn was stopped", kind="stream")
         except httpx.TimeoutException as exc:
@@ -150,7 +154,7 @@ class ResponsesClient:
             raise
 
     def _consume(self, response: httpx.Response, assembler: TurnAssembler, emit: Emit,
-                 cancel: Cancel) -> ApiError | None:
+                 cancel: Cancel, started: float) -> ApiError | None:
         decoder = SSEDecoder()
         idle = self.settings.idle_timeout
         last_event = time.monotonic()
@@ -172,7 +176,11 @@ class ResponsesClient:
                     malformed.note()  # not JSON, or fields of unexpected types: skip that one event
             return False
 
+        first = True
         for chunk in response.iter_bytes():
+            if first:
+                first = False
+                emit(ev.FIRST_BYTE, {"latency": round(time.monotonic() - started, 3)})
             if handle(decoder.feed(chunk)):
                 return self._terminal_error(assembler)
             if cancel.cancelled:
@@ -190,7 +198,7 @@ class ResponsesClient:
     @staticmethod
     def _terminal_error(assembler: TurnAssembler) -> ApiError | None:
         error = assembler.result_.error
-        return error if assembler.result_.status == "failed" and error is not None else None
+        return error if assembler.result_.status == "error" and error is not None else None
 
     # -- waiting ----------------------------------------------------------------------------
     def _delay(self, attempt: int, retry_after: float | None) -> float | None:

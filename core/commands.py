@@ -1,9 +1,17 @@
-"""Slash commands shared by every interactive front end (plain REPL and TUI)."""
+"""Slash commands shared by every interactive front end (plain REPL and TUI).
+
+A command returns a `Reply`: text for a line front end, `data` for one that draws (the TUI shows
+/context as a gauge), and the session to continue with when it switched (/resume, /clear); the new
+session has announced itself with a `session` event. Commands a front end handles itself (/copy,
+/mouse, /export in the TUI) are listed by that front end, not here.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from core.cancel import Cancel
 from core.checkpoints.commands import diff_text, undo_text
@@ -16,6 +24,7 @@ class Reply:
     text: str = ""
     exit: bool = False
     session: Session | None = None  # set when the command switched to another session
+    data: dict[str, Any] = field(default_factory=dict)  # the same as `text`, as fields (/context)
 
 
 def _help(session: Session, arg: str, cancel: Cancel) -> Reply:
@@ -39,12 +48,36 @@ def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
     except (SessionNotFound, JournalError) as exc:
         return Reply(f"Cannot resume: {exc}")
     session.close()
+    new.agent.announce(resumed=True)
     notes = "".join(f"\n! {notice}" for notice in new.notices)
     return Reply(f"Resumed session {new.journal.id} ({len(new.agent.history)} items).{notes}", session=new)
 
 
+def _clear(session: Session, arg: str, cancel: Cancel) -> Reply:
+    agent = session.agent
+    try:
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approve)
+    except JournalError as exc:
+        return Reply(f"Cannot start a new session: {exc}")
+    session.close()
+    new.agent.announce()
+    return Reply(f"New conversation (session {new.journal.id}); the last one is kept: /resume {session.journal.id}",
+                 session=new)
+
+
+def _model(session: Session, arg: str, cancel: Cancel) -> Reply:
+    agent = session.agent
+    if not arg:
+        return Reply(f"Model: {agent.settings.model} (switch with /model NAME)", data={"model": agent.settings.model})
+    name = arg.split()[0]
+    agent.settings = dataclasses.replace(agent.settings, model=name)
+    agent.client.settings = agent.settings
+    agent.usage.prices = agent.prices.get(name)
+    return Reply(f"Model: {name} from the next request on", data={"model": name})
+
+
 def _context(session: Session, arg: str, cancel: Cancel) -> Reply:
-    return Reply(session.agent.context_report())
+    return Reply(session.agent.context_report(), data=session.agent.context_data())
 
 
 def _compact(session: Session, arg: str, cancel: Cancel) -> Reply:
@@ -55,6 +88,8 @@ COMMANDS: dict[str, tuple[Callable[[Session, str, Cancel], Reply], str]] = {
     "/help": (_help, "show this list"),
     "/context": (_context, "what the next request holds, by source, against the budget"),
     "/compact": (_compact, "summarise older turns now to free context"),
+    "/clear": (_clear, "start a new conversation (the current one stays saved)"),
+    "/model": (_model, "show the model, or switch: /model NAME"),
     "/diff": (lambda s, a, c: Reply(diff_text(s.agent, a)), "what the agent changed: /diff (session), /diff last"),
     "/undo": (lambda s, a, c: Reply(undo_text(s.agent, a)), "put files back as before the last turn: /undo [N]"),
     "/sessions": (_sessions, "list saved sessions"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core import events as ev
+from core.approvals import Approvals
 from core.assembler import TurnResult, Usage
 from core.cancel import Cancel
 from core.checkpoints import Checkpoints
@@ -26,13 +27,23 @@ from core.context import (
     Shaped,
     UsageTotals,
     cap_result,
+    judge_repeat,
     parse_prices,
-    repeated_call_error,
 )
+from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
 from core.errors import ApiError
 from core.events import Emit
-from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, UserMessage, to_record
+from core.items import (
+    AssistantMessage,
+    FunctionCall,
+    FunctionCallOutput,
+    Item,
+    Reasoning,
+    Summary,
+    UserMessage,
+    to_record,
+)
 from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError
 from core.prompt import build_instructions
 from core.prune.archive import OutputArchive
@@ -41,8 +52,6 @@ from core.secrets import Redactor
 from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.base import Approve
 from core.tools.workspace import Workspace
-
-STUCK_AFTER = 3  # refused repeats in a row before the task is stopped
 
 
 @dataclass
@@ -56,13 +65,14 @@ class Outcome:
 class Agent:
     """Holds one session's history and runs tasks against it."""
 
-    def __init__(self, settings: Settings, emit: Emit, workspace: Path, approve: Approve,
+    def __init__(self, settings: Settings, emit: Emit, workspace: Path, approve: Approve | None,
                  client: ResponsesClient | None = None, journal: Journal | None = None,
                  history: list[Item] | None = None, archive: OutputArchive | None = None) -> None:
         self.settings = settings
         self.emit = emit
         self.workspace = Workspace(workspace)
         self.approve = approve
+        self.approvals = Approvals(emit, approve)  # approve=None: answered via approvals.answer()
         self.client = client or ResponsesClient(settings)
         self.journal = journal
         self.archive = archive
@@ -72,12 +82,12 @@ class Agent:
         self.tools = tool_schemas()
         self.context = ContextManager(from_settings(settings), summarize=self._summarize,
                                       tools_json=json.dumps(self.tools, ensure_ascii=False))
-        prices = {**DEFAULT_PRICES, **parse_prices(settings.prices)}
-        self.usage = UsageTotals(prices.get(settings.model))
+        self.prices = {**DEFAULT_PRICES, **parse_prices(settings.prices)}
+        self.usage = UsageTotals(self.prices.get(settings.model))
         self._seen_call_ids = {i.call_id for i in self.history if isinstance(i, FunctionCall)}
         self._cancel = Cancel()
         self._shaped: Shaped | None = None
-        self._refused_in_a_row = 0
+        self._stuck = ""  # why the task must stop: the same failing output again and again
         self._journal_failed = False
         # Issue 13: every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
         self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit,
@@ -111,12 +121,12 @@ class Agent:
 
     def _steps(self, cancel: Cancel) -> Outcome:
         for step in range(1, self.settings.max_steps + 1):
-            result = self._ask(cancel)
+            result = self._ask(cancel, step)
             self._record_turn(result)
             if result.status == "aborted":
                 self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
                 return Outcome("aborted", result.text, step, result.error)
-            if result.status == "failed":
+            if result.status == "error":
                 error = result.error or ApiError("the response failed", kind="server")
                 self.emit(ev.ERROR, {"message": error.message, "kind": error.kind})
                 return Outcome("error", result.text, step, error)
@@ -132,9 +142,8 @@ class Agent:
             if not self._run_calls(calls, cancel):
                 self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
                 return Outcome("aborted", result.text, step)
-            if self._refused_in_a_row >= STUCK_AFTER:
-                message = (f"The model repeated the same call {self._refused_in_a_row} times although each repeat was "
-                           "refused; stopping so it does not burn more tokens. Rephrase the task or give it a hint.")
+            if self._stuck:
+                message, self._stuck = self._stuck, ""
                 self.emit(ev.ERROR, {"message": message, "kind": "stuck"})
                 return Outcome("error", result.text, step, ApiError(message, kind="stuck"))
         message = (f"Stopped after {self.settings.max_steps} steps (AGENT_MAX_STEPS) before the task was finished; "
@@ -144,26 +153,34 @@ class Agent:
 
     def _run_calls(self, calls: list[FunctionCall], cancel: Cancel) -> bool:
         """Run the turn's calls in order; False if interrupted (the rest get a 'not run' output)."""
-        ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=self.emit,
-                          approve=self.approve, cancel=cancel, archive=self.archive, checkpoints=self.checkpoints)
+        held = _HeldToolEvent(self.emit)
         cap = self.context.settings.result_cap_tokens
         for call in calls:
             if cancel.cancelled:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
                                                 meta={"tool": call.name, "status": "interrupted"}))
                 continue
-            refusal = repeated_call_error(self.history, call)
-            self._refused_in_a_row = self._refused_in_a_row + 1 if refusal else 0
-            output = run_tool(call, ctx, refusal=refusal)
+            ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=held, cancel=cancel,
+                              approve=self.approvals.gate(call, str(self.workspace.root), cancel),
+                              archive=self.archive, checkpoints=self.checkpoints,
+                              result_chars=prune_budget_chars(cap))
+            output = run_tool(call, ctx)
+            repeat = judge_repeat(self.history, call, output)
+            output.output = repeat.text or output.output
+            self._stuck = repeat.message or self._stuck
             # Undecodable file names and bytes must not reach the request, nor the key the model.
             output.output = self._redact(clean_text(cap_result(output.output, call.name, output.meta, cap)))
+            held.release(output.output)
             self._record(output)
         return not cancel.cancelled
 
     # -- requests ---------------------------------------------------------------------------
-    def _ask(self, cancel: Cancel) -> TurnResult:
+    def _ask(self, cancel: Cancel, step: int = 1) -> TurnResult:
         """One model turn on the shaped history; a too-long request is reshaped hard and retried once."""
         self._shaped = self._shape(force=False)
+        self.emit(ev.TURN_STARTED, {"step": step, "max_steps": self.settings.max_steps,
+                                    "estimated_tokens": self._shaped.tokens, "budget_tokens": self.context.budget,
+                                    "window": self.settings.context_window, "model": self.settings.model})
         result = self.client.stream(self._body(self._shaped.items), self.emit, cancel)
         if not _overflowed(result):
             return result
@@ -190,35 +207,58 @@ class Agent:
     def _summarize(self, items: list[Item]) -> str:
         """The compaction summariser: the shaped prefix plus SUMMARY_PROMPT, answered without tools."""
         body = self._body([*items, UserMessage(SUMMARY_PROMPT)], tool_choice="none")
+        self.emit(ev.COMPACTION_STARTED, {"items": len(items)})
         result = self.client.stream(body, ev.discard, self._cancel)
+        usage = result.usage.__dict__ if result.usage is not None else {}
         if result.status == "aborted" or self._cancel.cancelled:
+            self.emit(ev.COMPACTION_DONE, {"status": "aborted", **usage, "message": "interrupted"})
             raise CompactionCancelled(self._cancel.reason or "interrupted")
-        if result.status != "completed" or not result.text.strip():
-            raise RuntimeError(result.error.message if result.error else f"the summary came back {result.status}")
+        if result.status != "ok" or not result.text.strip():
+            message = result.error.message if result.error else f"the summary came back {result.status}"
+            self.emit(ev.COMPACTION_DONE, {"status": "error", **usage, "message": message})
+            raise RuntimeError(message)
         if result.usage is not None:
             self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
                            result.usage.reasoning_tokens)
         self._journal({"kind": "compaction", "text": result.text, "request_items": len(items),
                        "manual": self.context.compacting_now,  # replayed on resume: ContextManager.restore
                        "usage": result.usage.__dict__ if result.usage is not None else None})
+        self.emit(ev.COMPACTION_DONE, {"status": "ok", **usage, "message": ""})
         return result.text
 
     # -- /context and /compact ---------------------------------------------------------------
-    def context_report(self) -> str:
-        """Tokens of the next request by source, against the budget."""
+    def context_data(self) -> dict:
+        """Tokens of the next request by source, against the budget, and the session's usage."""
         parts = self.context.breakdown(self.history, self.instructions)
-        total = sum(parts.values())
-        budget = self.context.budget
-        lines = [f"Context: about {total:,} of {budget:,} tokens ({100 * total / budget:.0f}% of the budget; "
-                 f"window {self.settings.context_window:,})"]
-        lines += [f"  {name:<24} {tokens:>9,}" for name, tokens in sorted(parts.items(), key=lambda kv: -kv[1])
-                  if tokens]
         usage = self.usage
-        if usage.input_tokens:
-            cost = f", ${usage.cost_usd:.4f}" if usage.prices else ""
-            lines.append(f"Session: {usage.input_tokens:,} input tokens ({100 * usage.cache_hit_share:.0f}% "
-                         f"from cache), {usage.output_tokens:,} output{cost}")
+        return {"total": sum(parts.values()), "budget": self.context.budget, "window": self.settings.context_window,
+                "parts": dict(sorted(((k, v) for k, v in parts.items() if v), key=lambda kv: -kv[1])),
+                "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                "cache_hit_share": usage.cache_hit_share,
+                "cost_usd": usage.cost_usd if usage.prices else None}
+
+    def context_report(self) -> str:
+        """`context_data()` as text."""
+        data = self.context_data()
+        total, budget = data["total"], data["budget"]
+        lines = [f"Context: about {total:,} of {budget:,} tokens ({100 * total / budget:.0f}% of the budget; "
+                 f"window {data['window']:,})"]
+        lines += [f"  {name:<24} {tokens:>9,}" for name, tokens in data["parts"].items()]
+        if data["input_tokens"]:
+            cost = f", ${data['cost_usd']:.4f}" if data["cost_usd"] is not None else ""
+            lines.append(f"Session: {data['input_tokens']:,} input tokens ({100 * data['cache_hit_share']:.0f}% "
+                         f"from cache), {data['output_tokens']:,} output{cost}")
         return "\n".join(lines)
+
+    # -- the session event -------------------------------------------------------------------
+    def announce(self, resumed: bool = False) -> None:
+        """Emit `session`: who we are and the history to draw (after opening, /resume or /clear)."""
+        known = self.usage.prices is not None
+        self.emit(ev.SESSION, {"id": self.journal.id if self.journal else "", "model": self.settings.model,
+                               "workspace": str(self.workspace.root), "window": self.settings.context_window,
+                               "budget_tokens": self.context.budget, "max_steps": self.settings.max_steps,
+                               "resumed": resumed, "session_cost_usd": self.usage.cost_usd if known else None,
+                               "history": display_history(self.history)})
 
     def compact(self, cancel: Cancel | None = None) -> str:
         """Summarise all but the latest turns now; says what happened."""
@@ -247,7 +287,7 @@ class Agent:
 
     def _record_turn(self, result: TurnResult) -> None:
         """Journal what the model produced. Calls are kept only if they will get outputs."""
-        runnable = result.status in ("completed", "incomplete")
+        runnable = result.status in ("ok", "incomplete")
         for item in result.items:
             if isinstance(item, FunctionCall):
                 if not runnable:
@@ -282,8 +322,55 @@ class Agent:
                              "session_cost_usd": self.usage.cost_usd if known else None})
 
 
+class _HeldToolEvent:
+    """The emit tools get: forwards everything, but holds the `tool` event until the loop knows what
+    the model will receive (capped and redacted), so the event can carry both."""
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self._held: dict | None = None
+
+    def __call__(self, event: str, data: dict) -> None:
+        if event == ev.TOOL:
+            self._held = data
+        else:
+            self._emit(event, data)
+
+    def release(self, model_result: str) -> None:
+        if self._held is not None:
+            held, self._held = self._held, None
+            self._emit(ev.TOOL, {**held, "model_result": model_result})
+
+
+def display_history(items: list[Item]) -> list[dict]:
+    """The history as `session` event entries (see core/events.py), calls joined with their outputs."""
+    outputs = {i.call_id: i for i in items if isinstance(i, FunctionCallOutput)}
+    entries: list[dict] = []
+    for item in items:
+        if isinstance(item, UserMessage | AssistantMessage | Summary):
+            entries.append({"kind": item.kind, "text": item.text})
+        elif isinstance(item, Reasoning) and (item.text or item.summary):
+            entries.append({"kind": "reasoning", "text": item.text or item.summary})
+        elif isinstance(item, FunctionCall):
+            try:
+                arguments = json.loads(item.arguments)
+            except ValueError:
+                arguments = item.arguments
+            output = outputs.get(item.call_id)
+            entries.append({"kind": "tool", "call_id": item.call_id, "name": item.name, "arguments": arguments,
+                            "result": output.output if output else "",
+                            "status": _status(output.meta.get("status")) if output else ev.ABORTED_STATUS})
+    return entries
+
+
+def _status(journaled: object) -> str:
+    """A journaled tool status in the events' vocabulary (the journal says "interrupted")."""
+    status = str(journaled or ev.OK)
+    return ev.ABORTED_STATUS if status == "interrupted" else status
+
+
 def _overflowed(result: TurnResult) -> bool:
-    return result.status == "failed" and result.error is not None and result.error.kind == "context_overflow"
+    return result.status == "error" and result.error is not None and result.error.kind == "context_overflow"
 
 
 def _incomplete_message(reason: str) -> str:

@@ -13,6 +13,7 @@ from contextlib import nullcontext
 from typing import Any, TextIO
 
 from core import __version__
+from core.approvals import DECISIONS, parse_decision
 from core.cancel import Cancel
 from core.commands import run_command
 from core.console import read_line
@@ -110,6 +111,26 @@ class PlainEmitter:
         summary = f"  {mark} {status} ({data.get('duration', 0):.1f} s)" + (f": {first[0][:160]}" if first else "")
         self._err(summary, DIM if status == "ok" else YELLOW)
 
+    def _on_compaction_started(self, data: dict[str, Any]) -> None:
+        self._end_reasoning()
+        self._err(f"! summarising {data.get('items', 0)} older items to free context…", DIM)
+
+    def _on_compaction_done(self, data: dict[str, Any]) -> None:
+        if data.get("status") == "ok":
+            self._err(f"  summary written ({data.get('output_tokens', 0):,} tokens)", DIM)
+        else:
+            self._err(f"! the summary failed: {data.get('message', '')}", YELLOW)
+
+    def _on_approval_done(self, data: dict[str, Any]) -> None:
+        if data.get("by") == "session":
+            self._err("  allowed (always, for this session)", DIM)
+
+    def _on_session(self, data: dict[str, Any]) -> None:
+        if data.get("resumed"):
+            history = data.get("history") or []
+            users = sum(1 for entry in history if entry.get("kind") == "user")
+            self._err(f"  {users} earlier messages in this session", DIM)
+
     def _on_usage(self, data: dict[str, Any]) -> None:
         if self.one_shot:
             return
@@ -162,31 +183,50 @@ class JsonEmitter:
 # -- approval ---------------------------------------------------------------------------------
 def make_approver(*, yes: bool, can_ask: bool, interrupts: InterruptHandler | None = None,
                   err: TextIO | None = None, redact: Callable[[str], str] | None = None) -> Approve:
-    """`--yes` approves everything; without a person to ask, everything risky is refused.
-
-    The question shows the action exactly as it will run, through the one sanitiser: secrets
-    redacted, escape sequences made visible (they cannot erase it and draw another), every line
-    of it behind a gutter that the action's own text cannot imitate."""
+    """`--yes` approves everything; without a person to ask, everything risky is refused."""
     if yes:
         return lambda what, why: None
     if not can_ask:
         return lambda what, why: "nobody can approve it in this mode; rerun with --yes to allow such actions"
-    stream = err or sys.stderr
-    redact = redact or Redactor()  # without the session's key, credential-shaped text is still hidden
+    return TerminalApprover(err or sys.stderr, redact or Redactor(), interrupts)
 
-    def ask(what: str, why: str) -> str | None:
-        lines = shown(what, redact).split("\n")
-        stream.write("\n? The agent wants to:\n" + "".join(f"  ┃ {line}\n" for line in lines)
-                     + f"  ({shown(why, redact)}). Allow it? [y/N] ")
-        stream.flush()
+
+class TerminalApprover:
+    """Asks in the terminal, with the numbering every front end uses (core/approvals.py).
+
+    The question shows the action exactly as it will run, through the one sanitiser: secrets
+    redacted, escape sequences made visible (they cannot erase it and draw another), every line
+    of it behind a gutter that the action's own text cannot imitate. `decide` offers all four
+    decisions; calling it as a plain `Approve` answers yes or no."""
+
+    def __init__(self, stream: TextIO, redact: Callable[[str], str], interrupts: InterruptHandler | None) -> None:
+        self.stream, self.redact, self.interrupts = stream, redact, interrupts
+
+    def __call__(self, what: str, why: str) -> str | None:
+        decision, reason = self.decide({"action": what, "reason": why})
+        return None if decision in ("once", "session") else reason or "the user said no"
+
+    def decide(self, request: dict[str, Any]) -> tuple[str, str]:
+        lines = shown(str(request.get("action", "")), self.redact).split("\n")
+        options = " · ".join(f"{d.key} {d.label}" + (f" ({d.alias})" if d.alias else "") for d in DECISIONS)
+        self.stream.write("\n? The agent wants to:\n" + "".join(f"  ┃ {line}\n" for line in lines)
+                          + f"  {options}\n  ({shown(str(request.get('reason', '')), self.redact)}). "
+                          "Allow it? [y/N] ")
+        self.stream.flush()
+        answer = self._read()
+        decision = parse_decision(answer or "") or "deny"
+        if decision == "deny_reason":
+            self.stream.write("  Why (the model is told)? ")
+            self.stream.flush()
+            return decision, (self._read() or "").strip()
+        return decision, "" if decision != "deny" else "the user said no"
+
+    def _read(self) -> str | None:
         try:
-            with interrupts.prompting() if interrupts else nullcontext():
-                answer = read_line()
+            with self.interrupts.prompting() if self.interrupts else nullcontext():
+                return read_line()
         except KeyboardInterrupt:
-            answer = ""
-        return None if (answer or "").strip().lower() in ("y", "yes") else "the user said no"
-
-    return ask
+            return ""
 
 
 # -- the two modes ----------------------------------------------------------------------------

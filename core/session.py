@@ -11,6 +11,7 @@ from core.events import Emit
 from core.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
 from core.loop import Agent
 from core.prune.archive import OutputArchive
+from core.sanitize import defuse
 from core.secrets import Redactor
 from core.tools.base import Approve
 from core.tools.shell import kill_lingering
@@ -89,7 +90,7 @@ def format_sessions(settings: Settings, limit: int = 30) -> str:
         return f"No sessions yet (they are kept in {root})."
     lines = [f"Sessions in {root} (newest first):"]
     for info in sessions[:limit]:
-        prompt = info.first_prompt[:70] + ("…" if len(info.first_prompt) > 70 else "")
+        prompt = defuse(info.first_prompt[:70]) + ("…" if len(info.first_prompt) > 70 else "")
         kept = session_checkpoints_size(info.folder)  # issue 13: what /undo keeps, part of the size
         extra = f" (checkpoints {_size(kept)})" if kept else ""
         lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}{extra}  {prompt}")

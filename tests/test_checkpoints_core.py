@@ -185,3 +185,70 @@ def test_an_interrupted_command_is_recorded_up_to_where_it_stopped(tmp_path: Pat
     assert [c["path"] for c in records[0]["changes"]] == ["a.txt"]
     checkpoints.apply_undo(checkpoints.plan_undo())
     assert (ws / "a.txt").read_text() == "a\n"
+
+
+def test_a_store_that_cannot_be_written_costs_the_undo_not_the_change(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    checkpoints, records = _checkpoints(tmp_path, ws)
+    checkpoints.store.root.parent.mkdir(parents=True)
+    checkpoints.store.root.write_text("a file where the blob folder should be")
+    checkpoints.begin_turn("x")
+    checkpoints.file_changed("write_file", "a.txt", b"old", b"new")
+    (change,) = records[0]["changes"]
+    assert change["before"] == "?" and "could not be saved" in change["why"]
+
+
+def test_a_session_resumed_in_another_folder_never_undoes_there(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "a.txt").write_text("original\n")
+    checkpoints, _ = _checkpoints(tmp_path, first)
+    checkpoints.begin_turn("edit")
+    checkpoints.file_changed("write_file", "a.txt", b"original\n", b"agent\n")
+    (first / "a.txt").write_text("agent\n")
+    elsewhere, _ = _checkpoints(tmp_path, second)  # the same session, resumed in another folder
+    assert elsewhere.undoable_turns() == [] and elsewhere.elsewhere == {str(first.resolve())}
+    assert elsewhere.begin_turn("next") == [] and elsewhere.turn == 2
+    again, _ = _checkpoints(tmp_path, first)
+    assert again.undoable_turns() == [1]
+
+
+def test_a_folder_too_big_to_scan_is_said_once_and_what_was_seen_is_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.checkpoints import scan as scanning
+
+    monkeypatch.setattr(scanning, "MAX_SCAN_ENTRIES", 3)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for name in "abcde":
+        (ws / f"{name}.txt").write_text(name)
+    events: list[tuple[str, dict[str, Any]]] = []
+    folder = tmp_path / "sessions" / "big"
+    folder.mkdir(parents=True)
+    checkpoints = Checkpoints(folder, ws, lambda record: None, lambda e, d: events.append((e, d)))
+    checkpoints.begin_turn("x")
+    for _ in range(2):
+        with checkpoints.command("true"):
+            pass
+    notices = [d["message"] for e, d in events if e == "notice"]
+    assert len(notices) == 1 and "only partly tracked" in notices[0] and "3 files" in notices[0]
+
+
+def test_chinese_names_with_spaces_come_back_from_a_snapshot(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    (ws / "笔记 一.txt").write_bytes("你好\r\n".encode())
+    _git(ws, "add", ".")
+    _git(ws, "commit", "-qm", "c")
+    (ws / "新 文件.txt").write_bytes(b"untracked \xff\n")
+    checkpoints, records = _checkpoints(tmp_path, ws)
+    checkpoints.begin_turn("删除")
+    with checkpoints.command("rm *.txt"):
+        _sh("rm *.txt", ws)
+    assert [c["path"] for c in records[0]["changes"]] == ["新 文件.txt", "笔记 一.txt"]
+    checkpoints.apply_undo(checkpoints.plan_undo())
+    assert (ws / "笔记 一.txt").read_bytes() == "你好\r\n".encode()
+    assert (ws / "新 文件.txt").read_bytes() == b"untracked \xff\n"

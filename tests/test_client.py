@@ -22,7 +22,7 @@ def _stream(server: ScriptedServer, recorder: Recorder, **env: str):
 def test_streams_text_and_sends_a_proper_request(recorder: Recorder) -> None:
     with ScriptedServer([Reply(text_events("你好, world!", reasoning="hmm"))]) as server:
         result = _stream(server, recorder)
-    assert result.status == "completed" and result.text == "你好, world!"
+    assert result.status == "ok" and result.text == "你好, world!"
     assert recorder.text() == "你好, world!"
     assert [d["delta"] for d in recorder.of("reasoning")] == ["hmm"]
     assert server.requests[0]["stream"] is True and server.requests[0]["model"] == "m"
@@ -35,7 +35,7 @@ def test_429_with_retry_after_is_retried_once_after_waiting(recorder: Recorder) 
               Reply(text_events("ok"))]
     with ScriptedServer(script) as server:
         result = _stream(server, recorder)
-    assert result.status == "completed" and result.text == "ok"
+    assert result.status == "ok" and result.text == "ok"
     assert len(server.requests) == 2
     assert server.times[1] - server.times[0] >= 1.0
     notices = [d["message"] for d in recorder.of("notice") if d["kind"] == "retry"]
@@ -54,7 +54,7 @@ def test_503_twice_then_success(recorder: Recorder) -> None:
     busy = Reply(status=503, body=b'{"error":{"message":"Server overloaded","type":"service_unavailable_error"}}')
     with ScriptedServer([busy, busy, Reply(text_events("done"))]) as server:
         result = _stream(server, recorder)
-    assert result.status == "completed" and len(server.requests) == 3
+    assert result.status == "ok" and len(server.requests) == 3
     notices = [n["message"] for n in recorder.of("notice")]
     assert len(notices) == 2 and "Server overloaded" in notices[0]
     assert notices[0].endswith("attempt 2 of 5") and notices[1].endswith("attempt 3 of 5")
@@ -71,7 +71,7 @@ def test_drop_after_text_is_not_retried_and_keeps_the_partial_text(recorder: Rec
     with ScriptedServer([Reply(events, drop_after=4), Reply(text_events("never"))]) as server:
         result = _stream(server, recorder)
     assert len(server.requests) == 1
-    assert result.status == "failed" and result.error is not None
+    assert result.status == "error" and result.error is not None
     assert "not retried" in result.error.message and "kept" in result.error.message
     assert recorder.text() == result.text != ""
     assert result.items[-1].status == "incomplete"
@@ -88,7 +88,7 @@ def test_401_is_not_retried_and_names_the_key_source(recorder: Recorder) -> None
     body = b'{"error":{"message":"Authentication Fails, Your api key is invalid","type":"authentication_error"}}'
     with ScriptedServer([Reply(status=401, body=body), Reply(text_events("x"))]) as server:
         result = _stream(server, recorder)
-    assert len(server.requests) == 1 and result.status == "failed"
+    assert len(server.requests) == 1 and result.status == "error"
     assert result.error.kind == "auth"
     assert "rejected" in result.error.message and "DEEPSEEK_API_KEY" in result.error.message
     assert "Authentication Fails" in result.error.message
@@ -119,7 +119,7 @@ def test_tolerates_keepalives_done_unknown_events_and_malformed_json(recorder: R
     # No `event:` lines and no sequence numbers, like some third-party servers.
     with ScriptedServer([Reply(events, extra_chunks=noise, event_lines=False)]) as server:
         result = _stream(server, recorder)
-    assert result.status == "completed"
+    assert result.status == "ok"
     assert [(c.name, json.loads(c.arguments)) for c in result.calls] == [("read_file", {"path": "a.txt"})]
     assert any("malformed" in n["message"] for n in recorder.of("notice"))
 
@@ -128,14 +128,14 @@ def test_stream_without_terminal_event_is_an_error(recorder: Recorder) -> None:
     events = [e for e in text_events("cut") if not e["type"].startswith("response.completed")]
     with ScriptedServer([Reply(events)]) as server:
         result = _stream(server, recorder, AGENT_MAX_RETRIES="0")
-    assert result.status == "failed" and "ended before the response was complete" in result.error.message
+    assert result.status == "error" and "ended before the response was complete" in result.error.message
 
 
 def test_oversized_event_fails_the_turn_clearly(recorder: Recorder) -> None:
     huge = b"data: " + b"x" * (20 * 1024 * 1024) + b"\n\n"
     with ScriptedServer([Reply(raw=huge)]) as server:
         result = _stream(server, recorder)
-    assert result.status == "failed" and "exceeded 16 MB" in result.error.message
+    assert result.status == "error" and "exceeded 16 MB" in result.error.message
     assert len(server.requests) == 1
 
 

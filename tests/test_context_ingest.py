@@ -1,14 +1,13 @@
-"""Ingestion-time layers: the per-result cap (a) and repeated-call interception (c)."""
+"""Ingestion-time layers: the per-result cap (a) and which commands only look (used by (c) and clearing).
+
+Repeats (c) are tested in test_prune_repeats.py."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from core.context import cap_result, repeated_call_error, text_tokens
+from core.context import cap_result, text_tokens
 from core.context.calls import is_read_only_command
-from core.items import FunctionCall, FunctionCallOutput, Item, UserMessage
 
 
 def numbered(first: int, count: int) -> str:
@@ -46,105 +45,6 @@ def test_a_long_result_without_an_archive_says_so() -> None:
     assert text_tokens(capped) <= 500 and "narrow the request to see it]" in capped
 
 
-def call(cid: str, name: str, **args: object) -> FunctionCall:
-    return FunctionCall(cid, name, json.dumps(args))
-
-
-def done(c: FunctionCall) -> list[Item]:
-    return [c, FunctionCallOutput(c.call_id, "result", {"tool": c.name, "status": "ok"})]
-
-
-def test_the_same_call_as_the_last_one_is_refused() -> None:
-    history = done(call("1", "read_file", path="a.py"))
-    error = repeated_call_error(history, FunctionCall("2", "read_file", '{ "path" : "a.py" }'))
-    assert error is not None and error.startswith("Refused: read_file was just called with exactly these")
-
-
-def test_the_same_call_as_the_one_before_last_is_refused() -> None:
-    history = done(call("1", "search", pattern="TODO", path="src")) + done(
-        call("2", "read_file", path="a.py")
-    )
-    assert repeated_call_error(history, call("3", "search", path="src", pattern="TODO"))
-
-
-def test_three_calls_back_is_not_a_loop() -> None:
-    history = (
-        done(call("1", "read_file", path="a.py"))
-        + done(call("2", "list_files"))
-        + done(call("3", "search", pattern="x"))
-    )
-    assert repeated_call_error(history, call("4", "read_file", path="a.py")) is None
-
-
-def test_different_arguments_are_not_a_repeat() -> None:
-    history = done(call("1", "read_file", path="a.py"))
-    assert repeated_call_error(history, call("2", "read_file", path="a.py", offset=200)) is None
-
-
-@pytest.mark.parametrize(
-    "between",
-    [
-        call("9", "edit_file", path="a.py", old_text="x", new_text="y"),
-        call("9", "write_file", path="b.py", content=""),
-        call("9", "run_shell", command="pip install -e ."),
-        call("9", "run_shell", command="echo hi > notes.txt"),
-    ],
-)
-def test_a_state_change_in_between_allows_the_same_call_again(between: FunctionCall) -> None:
-    history = done(call("1", "run_shell", command="grep -rn TODO src")) + done(between)
-    assert repeated_call_error(history, call("2", "run_shell", command="grep -rn TODO src")) is None
-
-
-def test_a_read_only_command_in_between_is_no_state_change() -> None:
-    history = done(call("1", "run_shell", command="grep -rn TODO src")) + done(
-        call("2", "run_shell", command="git status")
-    )
-    assert repeated_call_error(history, call("3", "run_shell", command="grep -rn TODO src"))
-
-
-@pytest.mark.parametrize(
-    "repeated",
-    [
-        call("1", "run_shell", command="sleep 1 && curl localhost:8000"),  # polling a server just started
-        call("1", "run_shell", command="npm test"),  # a rerun after a flaky failure
-        call("1", "run_shell", command="pytest -q"),
-        call("1", "write_file", path="b.py", content="x = 1\n"),
-        call("1", "edit_file", path="a.py", old_text="x", new_text="y"),
-    ],
-)
-def test_a_repeat_of_a_call_that_may_change_state_or_the_world_is_allowed(repeated: FunctionCall) -> None:
-    again = FunctionCall("2", repeated.name, repeated.arguments)
-    assert repeated_call_error(done(repeated), again) is None
-    between = done(call("3", "read_file", path="a.py"))
-    assert (
-        repeated_call_error(done(repeated) + between, FunctionCall("4", repeated.name, repeated.arguments))
-        is None
-    )
-
-
-@pytest.mark.parametrize(
-    "looked",
-    [
-        call("1", "list_files", path="src"),
-        call("1", "read_output", id="out-3", offset=0),
-        call("1", "run_shell", command="cat README.md | head -20"),
-    ],
-)
-def test_a_repeat_of_a_state_free_call_is_refused(looked: FunctionCall) -> None:
-    assert repeated_call_error(done(looked), FunctionCall("2", looked.name, looked.arguments))
-
-
-def test_a_user_message_in_between_allows_the_same_call_again() -> None:
-    history = [*done(call("1", "run_shell", command="pytest -q")), UserMessage("try again, I fixed the db")]
-    assert repeated_call_error(history, call("2", "run_shell", command="pytest -q")) is None
-
-
-def test_the_call_itself_and_parallel_calls_of_its_turn() -> None:
-    first, twin = call("1", "read_file", path="a.py"), call("2", "read_file", path="a.py")
-    assert repeated_call_error([first], first) is None  # already in the journal: not its own repeat
-    assert repeated_call_error([first, twin], twin)  # the same read twice in one turn
-
-
 @pytest.mark.parametrize(
     "command",
     [
@@ -175,6 +75,11 @@ def test_obviously_read_only_commands(command: str) -> None:
         "cat a >> b",
         "find . -name '*.pyc' -delete",
         "sed -i s/a/b/ f.py",
+        "sed -ni 1p f.py",
+        "sort -o sorted.txt a.txt",
+        "sort -uo sorted.txt a.txt",
+        "git diff --output=patch.diff",
+        "find . -fprint0 list.bin",
         "ls $(rm -rf x)",
         "ls `touch y`",
         "ls; rm a",

@@ -34,7 +34,7 @@ def test_text_stream_without_indices_or_sequence_numbers() -> None:
     result, payloads, emitted = replay("smollm2-text-stream.sse")
     assert not any("sequence_number" in p or "output_index" in p for p in payloads)
     deltas = "".join(p["delta"] for p in payloads if p["type"] == "response.output_text.delta")
-    assert result.status == "completed" and result.text == deltas != ""
+    assert result.status == "ok" and result.text == deltas != ""
     assert "".join(d["delta"] for e, d in emitted if e == "text") == deltas
     assert result.usage is not None and result.usage.input_tokens > 0
 
@@ -49,19 +49,19 @@ def test_function_call_without_arguments_done() -> None:
 
 def test_truncation_is_reported_as_completed_and_leaves_broken_arguments() -> None:
     result, _, _ = replay("qwen-function-call-truncated-stream.sse")
-    assert result.status == "completed"
+    assert result.status == "ok"
     for call in result.calls:  # whatever arrived is kept; the tool runner will reject bad JSON clearly
         try:
             json.loads(call.arguments)
         except ValueError:
             break
     result, _, _ = replay("smollm2-max-output-tokens-stream.sse")
-    assert result.status == "completed" and result.text
+    assert result.status == "ok" and result.text
 
 
 def test_unparsable_model_output_mid_stream_is_a_clear_failure() -> None:
     result, _, _ = replay("qwen-unparsable-output-stream.sse")
-    assert result.status == "failed"
+    assert result.status == "error"
     assert "does not match the expected" in result.error.message
     assert result.error.retryable  # server_error: retried when nothing was shown yet
 
@@ -87,5 +87,5 @@ def test_the_real_failed_stream_through_the_client_is_not_a_crash(tmp_path: Path
         result = client.stream({"model": "qwen", "input": "x"}, recorder)
         client.close()
     # Text was already shown, so it is not retried; the error names the server's reason.
-    assert result.status == "failed" and len(server.requests) == 1
+    assert result.status == "error" and len(server.requests) == 1
     assert "peg-native" in result.error.message

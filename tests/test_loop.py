@@ -1,5 +1,5 @@
 """The agent loop in-process against the loopback server: shaping, overflow recovery,
-repeated-call interception, tool errors, /context and /compact."""
+tool errors (repeats: test_prune_repeats.py), /context and /compact."""
 
 from __future__ import annotations
 
@@ -66,27 +66,6 @@ def test_overflow_twice_stops_gracefully_and_keeps_everything(tmp_path: Path, re
     loaded = load(agent.journal.folder)
     assert [type(i).__name__ for i in loaded.items].count("FunctionCallOutput") == 2
     assert recorder.of("done")[-1]["status"] == "error"
-
-
-def test_repeated_identical_call_is_answered_with_an_error(tmp_path: Path, recorder: Recorder) -> None:
-    same = Reply(call_events([("list_files", {"path": "."})]))
-    with ScriptedServer([same, same, Reply(text_events("ok"))]) as server:
-        agent = make_agent(server, tmp_path, recorder)
-        agent.run("look around")
-    statuses = [d["status"] for d in recorder.of("tool")]
-    assert statuses == ["ok", "refused"]
-    last_output = server.requests[-1]["input"][-1]
-    assert last_output["type"] == "function_call_output" and "Change course" in last_output["output"]
-
-
-def test_a_model_stuck_repeating_itself_is_stopped(tmp_path: Path, recorder: Recorder) -> None:
-    same = Reply(call_events([("search", {"pattern": "x"})]))
-    with ScriptedServer([same]) as server:
-        agent = make_agent(server, tmp_path, recorder)
-        outcome = agent.run("find x")
-    assert outcome.status == "error" and outcome.error.kind == "stuck"
-    assert [d["status"] for d in recorder.of("tool")] == ["ok", "refused", "refused", "refused"]
-    assert len(server.requests) == 4
 
 
 def test_tool_errors_become_results_not_crashes(tmp_path: Path, recorder: Recorder) -> None:

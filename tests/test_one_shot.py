@@ -105,8 +105,11 @@ def test_json_mode_writes_one_event_per_line(tmp_path: Path) -> None:
         done = run_agent(["--one", "hi", "--json"], server.url, tmp_path)
     events = [json.loads(line) for line in done.stdout.decode().splitlines()]
     kinds = [e["event"] for e in events]
-    assert kinds[0] == "reasoning" and "text" in kinds and kinds[-1] == "done"
+    assert kinds[:3] == ["turn_started", "request_sent", "first_byte"] and kinds[-1] == "done"
+    assert kinds.index("reasoning") < kinds.index("text") < kinds.index("text_done") < kinds.index("usage")
     assert events[-1]["status"] == "ok" and events[-1]["text"] == "ok"
+    text = [e for e in events if e["event"] in ("text", "text_done")]
+    assert len({e["item_id"] for e in text}) == 1 and text[0]["item_id"]
 
 
 def test_missing_key_is_one_clear_sentence(tmp_path: Path) -> None:

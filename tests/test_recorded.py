@@ -176,7 +176,7 @@ def test_recording_replays_to_the_recorded_values(path: Path) -> None:
         assert streamed_text == want["text"]
         if want["terminal"] == "response.completed":
             usage = want["usage"]
-            assert result.status == "completed"
+            assert result.status == "ok"
             assert result.usage is not None
             assert result.usage.input_tokens == usage["input_tokens"]
             assert result.usage.output_tokens == usage["output_tokens"]
@@ -238,7 +238,7 @@ def test_openai_encrypted_reasoning_is_kept_from_output_item_done() -> None:
 
 def test_nested_error_event_fails_the_turn_with_the_provider_message() -> None:
     result = _one("openai-responses-stream-error-event-then-failed.jsonl")
-    assert result.status == "failed"
+    assert result.status == "error"
     assert result.error is not None and result.error.kind == "balance"
     assert "quota" in result.error.message.lower()
 

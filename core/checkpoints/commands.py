@@ -38,7 +38,9 @@ def _undo(agent: Any, arg: str) -> str:
         return "/undo takes a number of turns of at least 1."
     plan = checkpoints.plan_undo(count)
     if not plan.turns:
-        return "Nothing to undo: the agent has not changed any file (or it was all undone already)."
+        elsewhere = "".join(f"; earlier turns changed files in {w}: resume the session there to undo them"
+                            for w in sorted(checkpoints.elsewhere))
+        return f"Nothing to undo: the agent has not changed any file (or it was all undone already){elsewhere}."
     named = "; ".join(f"“{p[:60]}”" for p in plan.prompts if p) or f"turn(s) {plan.turns}"
     if not plan.restores:  # the turns are marked undone all the same: the next /undo goes further back
         checkpoints.apply_undo(plan)

@@ -71,10 +71,11 @@ class GitSnapshots:
     def snapshot(self) -> Snapshot:
         """The tree of the work tree's current state; the user's state is untouched."""
         self._start_index()
-        # Two listings: changed or deleted tracked files, then untracked ones (one call with all three
-        # options is several times slower than both together).
-        listed = b"".join(_git(self.top, "ls-files", "-z", *options, "--full-name", "--", self._pathspec(),
-                               env=self._env) for options in (["-m", "-d"], ["-o", "--exclude-standard"]))
+        # Two listings run side by side: changed or deleted tracked files, and untracked ones (one call
+        # with all three options is several times slower than both together).
+        listed = b"".join(_git_parallel(self.top, [
+            ["ls-files", "-z", *options, "--full-name", "--", self._pathspec()]
+            for options in (["-m", "-d"], ["-o", "--exclude-standard"])], env=self._env))
         files: list[str] = []
         links: list[str] = []
         gone: list[str] = []
@@ -222,6 +223,21 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes 
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {args[0]} failed: {message[-1] if message else f'exit {done.returncode}'}")
     return done.stdout
+
+
+def _git_parallel(cwd: Path, commands: list[list[str]], env: dict[str, str]) -> list[bytes]:
+    """Several read-only git commands at once; their outputs in order."""
+    try:
+        children = [subprocess.Popen(["git", "-c", "core.quotepath=false", *args], cwd=cwd, env=_env(env),
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE) for args in commands]
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc}") from exc
+    outputs = [child.communicate() for child in children]
+    for args, child, (_, error) in zip(commands, children, outputs, strict=True):
+        if child.returncode != 0:
+            lines = error.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git {args[0]} failed: {lines[-1] if lines else f'exit {child.returncode}'}")
+    return [out for out, _ in outputs]
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.checkpoints import scan as scanning
 from core.checkpoints.diff import unified
 from core.checkpoints.gitsnap import GitError, GitSnapshots, Snapshot
-from core.checkpoints.scan import Scan, compare, scan
 from core.checkpoints.store import BlobStore, digest
 from core.events import Emit
 from core.tools.safety import is_credential_path
@@ -54,11 +54,11 @@ class Checkpoint:
     changes: list[Change]
     command: str = ""
     prompt: str = ""  # the turn's task, to name the turn in /undo
-    note: str = ""  # what could not be kept, in words
+    workspace: str = ""  # the folder the paths are relative to
 
     def record(self) -> dict[str, Any]:
         return {"kind": CHECKPOINT, "turn": self.turn, "source": self.source, "command": self.command,
-                "prompt": self.prompt, "note": self.note,
+                "prompt": self.prompt, "workspace": self.workspace,
                 "changes": [{"path": c.path, "before": c.before, "after": c.after, **({"why": c.why} if c.why else {})}
                             for c in self.changes]}
 
@@ -67,7 +67,7 @@ class Checkpoint:
         changes = [Change(str(c["path"]), c.get("before"), c.get("after"), str(c.get("why", "")))
                    for c in record.get("changes", [])]
         return cls(int(record["turn"]), str(record.get("source", "")), changes, str(record.get("command", "")),
-                   str(record.get("prompt", "")), str(record.get("note", "")))
+                   str(record.get("prompt", "")), str(record.get("workspace", "")))
 
 
 @dataclass
@@ -108,11 +108,13 @@ class Checkpoints:
         self._secrets = [s for s in secrets if s]
         self.store = BlobStore(folder / "checkpoints" / "blobs")
         self.checkpoints: list[Checkpoint] = []
+        self.elsewhere: set[str] = set()  # workspaces of a resumed session's earlier turns, when not this one
         self.undone: set[int] = set()
         self.turn = 0
         self._prompt = ""
         self._notes: list[str] = []
         self._git: GitSnapshots | bool | None = False  # False: not looked for yet
+        self._said_incomplete = False
         self._load(folder / "journal.jsonl")
 
     def _load(self, journal: Path) -> None:
@@ -126,12 +128,17 @@ class Checkpoints:
                 try:
                     record = json.loads(raw)
                     if record.get("kind") == CHECKPOINT:
-                        self.checkpoints.append(Checkpoint.from_record(record))
+                        checkpoint = Checkpoint.from_record(record)
+                        if checkpoint.workspace and Path(checkpoint.workspace) != self.workspace:
+                            self.elsewhere.add(checkpoint.workspace)  # its paths mean other files here
+                            self.turn = max(self.turn, checkpoint.turn)
+                            continue
+                        self.checkpoints.append(checkpoint)
                     elif record.get("kind") == UNDO:
                         self.undone.update(int(t) for t in record.get("turns", []))
                 except (ValueError, KeyError, TypeError, AttributeError):
                     continue  # a damaged line: the journal loader reports those
-        self.turn = max([c.turn for c in self.checkpoints] + list(self.undone) + [0])
+        self.turn = max([c.turn for c in self.checkpoints] + list(self.undone) + [self.turn])
 
     # -- recording ---------------------------------------------------------------------------
     def begin_turn(self, prompt: str) -> list[str]:
@@ -154,7 +161,12 @@ class Checkpoints:
             return UNKNOWN, "a credential file: its content is not copied into the session folder"
         if any(secret.encode() in data for secret in self._secrets):
             return UNKNOWN, "it holds the API key, which is never copied into the session folder"
-        return self.store.put(data), ""
+        try:
+            return self.store.put(data), ""
+        except OSError as exc:  # the change itself stands; only its undo is lost, and the user is told
+            why = f"its previous content could not be saved ({exc.strerror or exc})"
+            self._emit("notice", {"kind": "warning", "message": f"{rel}: {why}"})
+            return UNKNOWN, why
 
     @contextlib.contextmanager
     def command(self, command: str) -> Iterator[None]:
@@ -165,16 +177,20 @@ class Checkpoints:
         if git is not None:
             try:
                 before = git.snapshot()
-            except (GitError, OSError) as exc:
+            except Exception as exc:  # git failing must not stop the command: fall back to the scan
                 self._emit("notice", {"kind": "warning", "message": f"no snapshot before this command ({exc})"})
-        start = scan(self.workspace) if before is None else None
+        start = scanning.scan(self.workspace) if before is None else None
         try:
             yield
         finally:
-            if git is not None and before is not None:
-                self._after_snapshot(git, before, command)
-            elif start is not None:
-                self._after_scan(command, start)
+            try:
+                if git is not None and before is not None:
+                    self._after_snapshot(git, before, command)
+                elif start is not None:
+                    self._after_scan(command, start)
+            except Exception as exc:  # a fault here must not cost the command's result
+                self._emit("notice", {"kind": "warning", "message": f"what this command changed was not "
+                                      f"recorded ({type(exc).__name__}: {exc}); /undo cannot restore it"})
 
     def _after_snapshot(self, git: GitSnapshots, before: Snapshot, command: str) -> None:
         try:
@@ -205,14 +221,18 @@ class Checkpoints:
         if changes:
             self._add(Checkpoint(self.turn, "run_shell", changes, command))
 
-    def _after_scan(self, command: str, start: Scan) -> None:
-        found = compare(start, scan(self.workspace))
+    def _after_scan(self, command: str, start: scanning.Scan) -> None:
+        found = scanning.compare(start, scanning.scan(self.workspace))
         changes = [Change(p, None, self._stat_state(p)) for p in found.created]
         changes += [Change(p, UNKNOWN, self._stat_state(p), OUTSIDE_GIT.format("changed")) for p in found.changed]
         changes += [Change(p, UNKNOWN, None, OUTSIDE_GIT.format("deleted")) for p in found.deleted]
-        if changes or not found.complete:
-            note = "" if found.complete else "the workspace is too big to scan whole: some changes may be missed"
-            self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command, note=note))
+        if not found.complete and not self._said_incomplete:
+            self._said_incomplete = True
+            self._emit("notice", {"kind": "warning", "message": f"the workspace has over "
+                                  f"{scanning.MAX_SCAN_ENTRIES:,} files and is not a git work tree: what "
+                                  "commands change is only partly tracked"})
+        if changes:
+            self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command))
 
     def _snapshots(self) -> GitSnapshots | None:
         if self._git is False:
@@ -220,16 +240,16 @@ class Checkpoints:
         return self._git or None
 
     def _add(self, checkpoint: Checkpoint) -> None:
-        if not checkpoint.changes and not checkpoint.note:
+        if not checkpoint.changes:
             return
         if not any(c.turn == checkpoint.turn for c in self.checkpoints):
             checkpoint.prompt = self._prompt
+        checkpoint.workspace = str(self.workspace)
         self.checkpoints.append(checkpoint)
         self._write(checkpoint.record())
         self._emit(CHECKPOINT, {"turn": checkpoint.turn, "source": checkpoint.source,
                                 "paths": [c.path for c in checkpoint.changes],
-                                "not_restorable": [c.path for c in checkpoint.changes if c.before == UNKNOWN],
-                                "note": checkpoint.note})
+                                "not_restorable": [c.path for c in checkpoint.changes if c.before == UNKNOWN]})
 
     # -- the workspace now -------------------------------------------------------------------
     def _file(self, rel: str) -> Path:

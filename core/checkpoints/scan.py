@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_SCAN_ENTRIES = 50_000
+MAX_SCAN_ENTRIES = 20_000  # ~150 ms for the two scans around a command at worst
 # Big, generated folders a command changes wholesale (installs, builds): named as one, not scanned.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "env", ".tox",
                        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cache", ".gradle", ".next", "target",
@@ -35,8 +35,10 @@ class ScanChanges:
         return sorted(self.created + self.changed + self.deleted)
 
 
-def scan(root: Path, limit: int = MAX_SCAN_ENTRIES) -> Scan:
-    """Size and mtime of every file under `root`, skipping SKIP_DIRS and symlinked folders."""
+def scan(root: Path, limit: int | None = None) -> Scan:
+    """Size and mtime of every file under `root` (at most `limit`, MAX_SCAN_ENTRIES by default),
+    skipping SKIP_DIRS and symlinked folders."""
+    limit = limit or MAX_SCAN_ENTRIES
     result = Scan()
     stack = [(str(root), "")]
     while stack:

@@ -15,8 +15,8 @@ What the loop does:
 
     # the tool runner, on every result (after the pruner):
     output = cap_result(text, tool_name, meta, settings.result_cap_tokens)
-    # before executing each call (answer with the error, status "refused", instead of running):
-    error = repeated_call_error(journal, call)
+    # after running each call: the same output as its last run becomes one line; stuck stops the task
+    repeat = judge_repeat(journal, call, output_item)
 
     manager.compact_now(journal, instructions)              # /compact
     manager.breakdown(journal, instructions)                # /context: tokens by source
@@ -41,7 +41,7 @@ from .compact import SUMMARY_PROMPT, CompactionCancelled, Summarizer
 from .manager import ContextManager, Shaped
 from .overflow import is_context_overflow
 from .placeholders import LEDGER_MARK, SUMMARY_MARK
-from .repeats import repeated_call_error
+from .repeats import Repeat, judge_repeat
 from .settings import ContextSettings
 from .tokens import item_tokens, text_tokens
 from .usage import DEFAULT_PRICES, Prices, UsageTotals, parse_prices
@@ -55,13 +55,14 @@ __all__ = [
     "ContextManager",
     "ContextSettings",
     "Prices",
+    "Repeat",
     "Shaped",
     "Summarizer",
     "UsageTotals",
     "cap_result",
     "is_context_overflow",
     "item_tokens",
+    "judge_repeat",
     "parse_prices",
-    "repeated_call_error",
     "text_tokens",
 ]

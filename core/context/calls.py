@@ -1,8 +1,8 @@
-"""What a tool call does to the workspace: whether it may change state, and its identity.
+"""What a tool call does to the workspace: whether a shell command only looks, and a call's identity.
 
-Shaping needs this twice: a re-read is only a duplicate, and a repeated call only a loop, when
-nothing could have changed the workspace in between. "Could have" is judged conservatively: any
-write or edit, and any shell command that is not obviously read-only.
+Clearing an old result is only safe when the call can be repeated to get it back: "only looks" is
+judged conservatively (known viewers, no redirection, no substitution; `sed -i`, `sort -o`,
+`git diff --output`, `find -fprint` write). Repeats are compared by `call_key`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ _READ_ONLY_GIT = frozenset(
     {"status", "diff", "log", "show", "blame", "ls-files", "rev-parse", "grep", "shortlog"}
 )
 _WRITING_FIND_ACTIONS = frozenset(
-    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"}
+    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
+_SED_IN_PLACE = re.compile(r"^-[A-Za-z]*i|^--in-place")  # -i, -ni, -i.bak, --in-place=.orig
+_OUTPUT_OPTION = re.compile(r"^(?:-o|--output)(?:=|$)|^-[A-Za-z]*o")  # sort -o f, sort -uo f, --output=f
 _HARMLESS_REDIRECTS = re.compile(r"\d?>\s*/dev/null|\d?>&\d|\d?>\s*nul\b", re.IGNORECASE)
 _SEGMENTS = re.compile(r"&&|\|\||[;|&\n]")
 
@@ -49,15 +51,6 @@ def call_key(call: FunctionCall) -> tuple[str, str]:
     except ValueError:
         normal = call.arguments.strip()
     return call.name, normal
-
-
-def changes_state(call: FunctionCall) -> bool:
-    """True when the call may have changed the workspace (writes, edits, non-read-only shell)."""
-    if call.name in MUTATING_TOOLS:
-        return True
-    if call.name == SHELL_TOOL:
-        return not is_read_only_command(str(arguments(call).get("command", "")))
-    return False
 
 
 def is_read_only_command(command: str) -> bool:
@@ -82,9 +75,11 @@ def _read_only_segment(segment: str) -> bool:
         return False
     if program == "git":
         sub = next((w for w in words[1:] if not w.startswith("-")), "")
-        return sub in _READ_ONLY_GIT
+        return sub in _READ_ONLY_GIT and not any(w.startswith("--output") for w in words[1:])
     if program == "find":
         return not _WRITING_FIND_ACTIONS.intersection(words)
     if program == "sed":
-        return not any(w.startswith(("-i", "--in-place")) for w in words[1:])
+        return not any(_SED_IN_PLACE.match(w) for w in words[1:])
+    if program == "sort":
+        return not any(_OUTPUT_OPTION.match(w) for w in words[1:])
     return True

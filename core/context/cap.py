@@ -12,6 +12,15 @@ from typing import Any
 from .tokens import text_tokens
 
 _POINTER_TOKENS = 48  # room kept for the note that replaces the cut text
+# Characters per token the pruner may count on: ASCII output runs about 4, so 3 leaves room for
+# symbols and non-ASCII text; whatever still overshoots is cut here, with a pointer.
+_PRUNE_CHARS_PER_TOKEN = 3
+
+
+def prune_budget_chars(max_tokens: int) -> int:
+    """The pruner's budget for a result capped at `max_tokens`: one budget, so the pruner's
+    family-aware fitter does the cutting instead of a blunt cut after it."""
+    return max(max_tokens - _POINTER_TOKENS, 0) * _PRUNE_CHARS_PER_TOKEN
 
 
 def cap_result(text: str, tool_name: str, meta: dict[str, Any], max_tokens: int) -> str:

@@ -6,7 +6,7 @@ afterwards. Nothing happens while the request is under the trigger; past it, the
 order, cheapest and least lossy first, each only while the request is still over the target:
 re-read pointers (b), cleared old results (d), then dropping old turns with a summary (e, f);
 a failed summary keeps the turns unless the request must shrink at any price (force).
-Layers (a) and (c) act at ingestion: `cap_result` and `repeated_call_error`.
+Layers (a) and (c) act at ingestion: `cap_result` and `judge_repeat`.
 """
 
 from __future__ import annotations

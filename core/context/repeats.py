@@ -1,46 +1,103 @@
-"""Layer (c): stop a model that repeats the same look while nothing changes.
+"""Layer (c): repeats judged by their result, not by their command text.
 
-A model stuck in a loop re-issues an identical read and gets an identical result, filling the
-context with copies. Answering the repeat with an error costs a few tokens and usually breaks the
-loop. Only a repeat of a state-free call is refused (read_file, list_files, search, read_output,
-and shell commands that obviously just look): its result cannot differ. A call that may change
-state or depends on the outside world (a write, `npm test` after a flaky failure, `curl` polling a
-server that is starting) may legitimately be repeated, so it never is refused. Only the last two
-calls are compared, and any user message or state-changing call between them clears the
-suspicion (a re-read after an edit is legitimate).
+A repeated call is run: a file polled with `cat` may have grown, a server may have started, a test
+may pass after an edit the agent cannot see. What is judged is what came back. When the cleaned
+output equals the last run of the same call (timings, dates, temp paths and addresses normalised),
+the model gets one line pointing at the earlier result instead of the same text again. When the
+same call fails with the same output three times in a row, with no other call or user message in
+between, the model is stuck (a small model ran `pytest -q` fifty times on unchanged files): the
+task stops with a clear message.
 """
 
 from __future__ import annotations
 
-from ..items import FunctionCall, Item, UserMessage
-from .calls import call_key, changes_state
+import hashlib
+import re
+from dataclasses import dataclass
 
-_WINDOW = 2
+from ..items import FunctionCall, FunctionCallOutput, Item, UserMessage
+from .calls import call_key
+
+STUCK_AFTER = 3  # the same failing output this many times in a row stops the task
+FINGERPRINT = "fingerprint"  # the meta key of a result's normalised hash
+
+# What differs between two runs that did the same thing.
+_VOLATILE = (
+    (re.compile(r"^\[pruned [^\n]*\]$", re.M), "[pruned]"),  # our stamp: sizes and archive id
+    (re.compile(r"\bout-\d+\b"), "out-N"),
+    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "<date>"),
+    (re.compile(r"\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b"), "<time>"),
+    (re.compile(r"\b\d+(?:[.,]\d+)?\s?(?:ms|s|sec|secs|seconds|µs|us|ns|min)\b"), "<duration>"),
+    (re.compile(r"(?:/tmp|/var/tmp|/var/folders|\\Temp|\\AppData\\Local\\Temp)[/\\][^\s'\":]+"), "<tmp>"),
+    (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "<addr>"),
+    (re.compile(r"==\d+=="), "==<pid>=="),
+    (re.compile(r"\b(?:pid|PID|process) ?[=:]? ?\d+\b"), "<pid>"),
+)
 
 
-def repeated_call_error(history: list[Item], call: FunctionCall) -> str | None:
-    """The error to answer `call` with instead of running it, or None to run it.
+@dataclass
+class Repeat:
+    """The verdict on one call's result."""
 
-    `history` is the journal so far; it may already hold `call` itself (matched by call_id and
-    skipped) and the other calls of the same turn.
+    text: str | None = None  # the line to give the model instead of the output, when it repeats
+    stuck: bool = False  # the same failing output STUCK_AFTER times in a row: stop the task
+    message: str = ""  # what to tell the user when stuck
+
+
+def fingerprint(text: str) -> str:
+    """A hash of the output with what varies between identical runs normalised away."""
+    for pattern, repl in _VOLATILE:
+        text = pattern.sub(repl, text)
+    return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def judge_repeat(history: list[Item], call: FunctionCall, output: FunctionCallOutput) -> Repeat:
+    """Compare `output` with the last result of the same call since the user last spoke.
+
+    `history` is the journal so far; it holds `call` itself (skipped) and not yet `output`. The
+    output's meta gets its fingerprint, so the next repeat can be compared with it.
     """
+    mark = fingerprint(output.output)
+    output.meta[FINGERPRINT] = mark
     key = call_key(call)
-    looked = 0
+    outputs = {i.call_id: i for i in history if isinstance(i, FunctionCallOutput)}
+    in_a_row = 1  # the same failing output, with nothing in between, counting this one
+    adjacent = True
+    previous: FunctionCallOutput | None = None
     for item in reversed(history):
         if isinstance(item, UserMessage):
-            return None
+            break
         if not isinstance(item, FunctionCall) or item.call_id == call.call_id:
             continue
-        # Before the key test: an identical state-changing call is a legitimate re-run, not a loop.
-        if changes_state(item):
-            return None
-        if call_key(item) == key:
-            return (
-                f"Refused: {call.name} was just called with exactly these arguments and nothing has "
-                "changed since, so the result would be the same as the one above. Change course: use "
-                "that result, change the arguments, or try a different approach."
-            )
-        looked += 1
-        if looked == _WINDOW:
-            return None
-    return None
+        earlier = outputs.get(item.call_id)
+        same = call_key(item) == key and earlier is not None and earlier.meta.get(FINGERPRINT) == mark
+        if previous is None and call_key(item) == key:
+            previous = earlier
+        if adjacent and same and _failed(earlier) and _failed(output):
+            in_a_row += 1
+        else:
+            adjacent = False
+        if not adjacent and previous is not None:
+            break
+    if previous is None or previous.meta.get(FINGERPRINT) != mark:
+        return Repeat()
+    text = f"same output as {_name(previous)}{_exit(output)}"
+    if in_a_row >= STUCK_AFTER:
+        return Repeat(text, True, f"{call.name} returned the same failing output {in_a_row} times in a row with "
+                                  "nothing changed in between; stopping so the model does not burn more time. "
+                                  "Give it a hint or change the task.")
+    return Repeat(text)
+
+
+def _failed(item: FunctionCallOutput | None) -> bool:
+    return item is not None and item.meta.get("status") == "error"
+
+
+def _name(previous: FunctionCallOutput) -> str:
+    archive = previous.meta.get("archive")
+    return str(archive) if archive else f"the previous identical call ({previous.call_id})"
+
+
+def _exit(output: FunctionCallOutput) -> str:
+    code = output.meta.get("exit_code")
+    return f" (exit {code})" if code is not None else ""

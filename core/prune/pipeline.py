@@ -5,19 +5,26 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from core.prune import stacks
 from core.prune.budget import fit
 from core.prune.clean import clean, decode
 from core.prune.command import parse_command
 from core.prune.families import pick
 from core.prune.output import Output
+from core.prune.selection import PINNED, Selection
 from core.prune.similar import fold_similar
 from core.prune.stamp import header, split_own_header, stamp
+from core.prune.views import is_view
 
 # Below this many characters (after cleaning) an output is shown whole: pruning would save little
 # and could only lose something.
 SMALL_CHARS = 800
 STAMP_ROOM = 400  # characters the stamp line may need, reserved out of the budget
 EMPTY = "(no output)"
+# Pruning that saves less than this (a share of the cleaned output) is not worth a stamp or a risk:
+# the cleaned output is shown whole instead.
+MIN_SAVING = 0.1
+VIEW = "view"
 
 
 @dataclass
@@ -41,22 +48,32 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
     raw, exit_code = split_own_header(raw, exit_code)  # pruning a pruned result again
     cleaned = clean(raw)
     out = Output(cleaned.text, cleaned.lines, parse_command(command), exit_code)
+    view = is_view(out.command)
     family = pick(out)
-    hidden = Counter(cleaned.hidden)
+    name = VIEW if view else family.name
     head = header(exit_code)
-    body = cleaned.lines
-    budget_cut = False
-    if len(cleaned.text) >= SMALL_CHARS or len(cleaned.text) + len(head) + 1 > budget_chars:
+    whole = f"{head}\n{cleaned.text or EMPTY}"
+    fits = len(whole) <= budget_chars
+    if fits and (view or len(cleaned.text) < SMALL_CHARS):
+        return Pruned(whole, original, len(whole), name, {})
+    hidden = Counter(cleaned.hidden)
+    room = max(budget_chars - len(head) - STAMP_ROOM, 0)
+    if view:  # the answer itself: cut by the budget only
+        fitted = fit(Selection(cleaned.lines, default=PINNED), out, room, by_errors=False)
+    else:
         sel = family.select(out)
+        if family.errors_first:  # stack traces look alike in every tool's output
+            stacks.apply(sel, out, force=True)
         fold_similar(sel)
         sel.tidy_blanks()
-        fitted = fit(sel, out, max(budget_chars - len(head) - STAMP_ROOM, 0), family.errors_first)
-        body, budget_cut = fitted.lines, fitted.cut
-        hidden.update(fitted.hidden)
-    text = _assemble(head, body, hidden, original, archive_id, budget_chars if budget_cut else None)
+        fitted = fit(sel, out, room, family.errors_first)
+    hidden.update(fitted.hidden)
+    text = _assemble(head, fitted.lines, hidden, original, archive_id, budget_chars if fitted.cut else None)
+    if fits and len(text) > len(whole) * (1 - MIN_SAVING):  # saves too little to be worth a stamp
+        return Pruned(whole, original, len(whole), name, {})
     if len(text) > budget_chars:  # only a budget smaller than the stamp itself gets here
         text = text[:budget_chars]
-    return Pruned(text, original, len(text), family.name, dict(hidden))
+    return Pruned(text, original, len(text), name, dict(hidden))
 
 
 def _assemble(head: str, body: list[str], hidden: Counter, original: int, archive_id: str | None,

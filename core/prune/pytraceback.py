@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from core.prune.output import Output
-from core.prune.rules import CARET_RE, indent
+from core.prune.rules import CARET_RE, LOG_RECORD_RE, indent
 from core.prune.selection import Selection
 
 HEAD = "Traceback (most recent call last):"
@@ -20,7 +20,8 @@ _FRAME_RE = re.compile(r'^\s*File "([^"]+)", line \d+')
 LIBRARY_PATH_RE = re.compile(
     r"site-packages|dist-packages|[/\\]lib[/\\]python\d|[/\\]Lib[/\\]|^<frozen |[/\\]importlib[/\\]|^/usr/lib/"
 )
-MAX_EXCEPTION_LINES = 40
+MAX_EXCEPTION_LINES = 20
+CARETS = "caret lines"
 LIBRARY_FRAMES = "library frame lines"
 
 
@@ -66,12 +67,19 @@ def _mark(sel: Selection, lines: list[str], head: int) -> int:
         if library and k != len(frames) - 1:
             sel.hide_range(start, stop, LIBRARY_FRAMES)
         else:
-            sel.pin_range(start, stop)
+            for j in range(start, stop):
+                if CARET_RE.match(lines[j]):  # `^^^^^` under the statement: the statement says enough
+                    sel.hide(j, CARETS)
+                else:
+                    sel.pin(j)
+    if frames:
+        sel.quiet.add(CARETS)
     # The exception itself: its type and message, possibly over several lines.
     stop = i
     while stop < n and stop - i < MAX_EXCEPTION_LINES:
         line = lines[stop]
-        if not line.strip() or HEAD in line or line.strip() in CHAIN_LINES or (stop > i and indent(line) < base):
+        if not line.strip() or HEAD in line or line.strip() in CHAIN_LINES or (stop > i and (
+                indent(line) < base or LOG_RECORD_RE.match(line))):
             break
         stop += 1
     sel.pin_range(i, stop)

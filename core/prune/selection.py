@@ -41,6 +41,12 @@ class Selection:
         self.reasons: list[str] = [reason] * len(lines)
         self.notes: dict[int, list[str]] = {}
         self.collapsible = True  # whether runs of similar KEPT lines may be folded into one
+        # Reasons whose runs need no marker of their own (a code frame under each finding): the stamp
+        # still counts them, but a marker per finding would cost more than it tells.
+        self.quiet: set[str] = set()
+        # Pinned lines that must outlast the other pinned ones when the budget cuts, most vital last:
+        # a diff's file headers, then the messages around it (a formatter's "would reformat x.py").
+        self.vital: list[set[int]] = []
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -115,6 +121,9 @@ class Selection:
                 continue
             counts = Counter(self.reasons[start:stop])
             counts.pop(BLANK, None)
+            if counts and self.quiet.issuperset(counts):
+                total.update(counts)
+                continue
             text = marker(counts) if counts else ""
             if stop - start <= 3 and sum(len(line) + 1 for line in self.lines[start:stop]) <= len(text) + 1:
                 out.extend(self.lines[start:stop])  # a marker longer than what it hides saves nothing

@@ -41,6 +41,7 @@ class ToolContext:
     call_id: str = ""
     archive: OutputArchive | None = None  # where run_shell keeps full outputs, when there is one
     checkpoints: Checkpoints | None = None  # records every change to the workspace, when there is a session
+    result_chars: int = 12_000  # the pruner's budget: the context's per-result cap, in characters
 
 
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]

@@ -164,6 +164,9 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
     if base in ("cd", "pushd", "set-location", "sl", "chdir"):
         _change_dir(args, state)
         return None
+    if cmd.dialect == "posix" and base in ("for", "select") and len(args) > 2 and args[1].literal == "in":
+        _loop_variable(args[0].literal or "", args[2:], state)
+        return None
     if cmd.dialect == "posix" and base in ("for", "read", "select"):
         for word in args:
             if (word.literal or "") in ("in", "do", ";"):
@@ -215,12 +218,15 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str
     flag = _INTERPRETERS.get(re.sub(r"[\d.]+$", "", base) or base, _INTERPRETERS.get(base, "-c"))
     values = [_value(w, state) for w in args]
     for index, value in enumerate(values):
-        if value in (flag, "-e", "-E", "--eval", "-p", "--print") or (value and value.startswith(flag) and
-                                                                       len(value) > len(flag) and flag == "-c"):
-            code = value[len(flag):] if value and len(value) > len(flag) else \
-                (values[index + 1] if index + 1 < len(values) else "")
-            if code is None:
-                return f"a {base} one-liner that is only known when it runs"
+        if value in (flag, "-e", "-E", "--eval", "-p", "--print"):
+            code = values[index + 1] if index + 1 < len(values) else ""
+        elif value and flag == "-c" and value.startswith("-c"):
+            code = value[2:]  # python -c'code'
+        else:
+            code = ""
+        if code is None:
+            return f"a {base} one-liner that is only known when it runs"
+        if code:
             return _code(base, code)
         if value == "-m":
             return None
@@ -652,7 +658,8 @@ def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = Fa
         return f"{verb} {value}, a path outside the workspace"
     if some:
         path = path / "*.selected"
-    glob = some or any(kind == GLOB for kind, _ in word.parts)
+    glob = some or any(kind == GLOB for kind, _ in word.parts) or (
+        any(kind == VAR for kind, _ in word.parts) and any(c in value for c in "*?["))  # $f from `for f in *`
     where = _where(path, glob, state, spelled_in_temp=_spelled_in_temp(value, state))
     if where:
         return f"{verb} {value} ({where})"
@@ -714,6 +721,17 @@ def _scratch(path: Path, state: _State) -> bool:
     home = Path(os.path.realpath(state.home))
     return real != temp and real.is_relative_to(temp) and not (
         real == home or home.is_relative_to(real) or real.is_relative_to(home))
+
+
+def _loop_variable(name: str, items: list[Word], state: _State) -> None:
+    """`for f in a *.pyc ~/x`: `$f` stands for the item a delete would be asked about, if any (so
+    `rm $f` in the loop is judged on it), else for the first: every item is as safe as that one."""
+    values = [_value(word, state) for word in items]
+    if not name or any(v is None for v in values):
+        state.variables[name] = None
+        return
+    risky = [v for word, v in zip(items, values, strict=True) if _target("x", word, state, state.dialect)]
+    state.variables[name] = (risky or values)[0]
 
 
 def _change_dir(args: list[Word], state: _State) -> None:

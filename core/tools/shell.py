@@ -232,7 +232,8 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
     if dropped:
         ctx.emit(ev.NOTICE, {"kind": "info", "message": f"output archive: {dropped}"})
-    pruned = prune(run.output, command=command, exit_code=run.exit_code, archive_id=archive_id)
+    pruned = prune(run.output, command=command, exit_code=run.exit_code, archive_id=archive_id,
+                   budget_chars=ctx.result_chars)
     text = pruned.text
     if run.timed_out:
         text = f"timed out after {timeout:.0f} s; the process tree was killed\n" + text

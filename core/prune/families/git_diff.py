@@ -3,6 +3,9 @@
 Every file header, hunk header and changed line stays. A generated or data file whose hunks are
 large (a lock file, a regenerated JSON fixture, a minified bundle) keeps its headers and a count of
 its changes instead of the changes. Context lines are the first thing the budget may take.
+
+Understands git diff/show/stash/format-patch (git 2.x, any -U), `diff -u`, and formatters' --diff.
+Falls through: word diffs (--word-diff), --color-moved, combined merge diffs (`diff --cc`) keep all lines.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import re
 
 from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
-from core.prune.selection import KEPT, Selection
+from core.prune.selection import HIDDEN, KEPT, Selection
 
 _GENERATED_RE = re.compile(
     r"(?:^|/)(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|Cargo\.lock|poetry\.lock|"
@@ -25,6 +28,7 @@ GENERATED_MIN_LINES = 20  # a lock file changed by a few lines is shown
 DATA_MIN_LINES = 100
 MAX_STAT_LINES = 50
 CONTEXT = 1  # unchanged lines kept around each change (git prints 3)
+UNCHANGED, GENERATED, INDEX = "unchanged lines", "generated-file diff lines", "index lines"
 
 
 def detect(out: Output) -> int:
@@ -39,6 +43,9 @@ def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
     sel.collapsible = False  # diff lines must stay applicable
+    # The `@@` lines say where each change is, and a collapsed file has its own note: a marker for
+    # every run of unchanged lines, or under the note, would cost more than it tells.
+    sel.quiet.update((UNCHANGED, GENERATED, INDEX))
     files = [i for i, line in enumerate(lines) if line.startswith("diff --git ")] or _plain_diff_starts(lines)
     stats = 0
     for i, line in enumerate(lines[:files[0]] if files else lines):  # git show's commit, or a --stat
@@ -53,7 +60,30 @@ def select(out: Output) -> Selection:
     for k, start in enumerate(files):
         stop = files[k + 1] if k + 1 < len(files) else len(lines)
         _file(sel, start, stop)
+    sel.vital = [set(files), _messages(sel, files[0] if files else len(lines))]
     return sel
+
+
+def _messages(sel: Selection, first: int) -> set[int]:
+    """A tool's own lines among the hunks (`would reformat x.py`, `6 files would be reformatted`):
+    pinned, and kept before the hunks when the budget cuts."""
+    lines = sel.lines
+    in_hunk = False
+    found: set[int] = set()
+    for i in range(first, len(lines)):
+        line = lines[i]
+        if line.startswith("@@"):
+            in_hunk = True
+        elif line.startswith(("diff ", "--- ", "+++ ", "index ", "new file", "deleted file", "similarity",
+                              "rename ", "old mode", "new mode", "Binary files")):
+            in_hunk = False
+        elif not line.strip() or (in_hunk and line[:1] in " +-\\"):
+            continue
+        else:
+            in_hunk = False
+            sel.pin(i)
+            found.add(i)
+    return found
 
 
 def _plain_diff_starts(lines: list[str]) -> list[int]:
@@ -64,7 +94,13 @@ def _plain_diff_starts(lines: list[str]) -> list[int]:
 def _file(sel: Selection, start: int, stop: int) -> None:
     lines = sel.lines
     hunk = next((j for j in range(start, stop) if lines[j].startswith("@@")), stop)
-    sel.pin_range(start, hunk)  # diff --git, index, mode, rename, ---, +++ and "Binary files ... differ"
+    sel.pin_range(start, hunk)  # diff --git, mode, rename, ---, +++ and "Binary files ... differ"
+    git = lines[start].startswith("diff --git ")
+    for j in range(start + 1, hunk):
+        # blob hashes say nothing to act on, and `--- a/x`/`+++ b/x` repeat the `diff --git` line
+        if git and (lines[j].startswith("index ") or (lines[j].startswith(("--- a/", "+++ b/")) and hunk < stop)):
+            sel.level[j] = HIDDEN
+            sel.reasons[j] = INDEX
     path = _path(lines[start])
     added = removed = 0
     minified = False
@@ -81,7 +117,7 @@ def _file(sel: Selection, start: int, stop: int) -> None:
             changed.append(j)
         minified = minified or (first in "+-" and lines[j].endswith(" chars]") and "… [line cut: " in lines[j])
     if minified or _collapse(path, added + removed):
-        sel.hide_range(hunk, stop, "generated-file diff lines")
+        sel.hide_range(hunk, stop, GENERATED)
         what = "minified" if minified else "generated or data file"
         sel.note(hunk, f"[{path}: +{added:,} −{removed:,} lines, not shown: {what}]")
         return
@@ -108,7 +144,7 @@ def _trim_context(sel: Selection, start: int, stop: int) -> None:
     for k, d in enumerate(distance):
         line = lines[start + k]
         if d > CONTEXT and (not line or line[0] == " "):
-            sel.hide(start + k, "unchanged lines")
+            sel.hide(start + k, UNCHANGED)
 
 
 def _path(header: str) -> str:

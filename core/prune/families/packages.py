@@ -3,6 +3,9 @@
 On success only the outcome matters (`added 12 packages`, `Successfully installed ...`,
 `Resolved 8 packages`) and any error-looking line; on failure everything but the chatter, with the
 errors pinned. Download, resolution and verbose chatter goes either way.
+
+Understands npm 9-11, pnpm 8-12, yarn 1 and berry, bun, pip 23-25, uv, poetry, and apt/dnf/brew-style
+installs (by the last line naming each package). Falls through: conda's solver tables are context.
 """
 
 from __future__ import annotations
@@ -10,12 +13,15 @@ from __future__ import annotations
 import re
 
 from core.prune.families.base import COMMAND, CONTENT, Family
+from core.prune.families.c_build import is_compiler_command
 from core.prune.output import Output
-from core.prune.selection import KEPT, UNSET, Selection
+from core.prune.rules import COUNTS_RE, keep_head_tail, keep_windows
+from core.prune.selection import Selection
 
 _INSTALL_VERBS = {"install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "update", "up", "upgrade",
                   "audit", "sync", "lock", "dedupe", "prune", "outdated", "link", "download", "wheel"}
-_MANAGERS = ("npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "pipenv", "pdm", "conda", "mamba")
+_MANAGERS = ("npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "apt-get", "apt",
+             "dnf", "yum", "zypper", "apk", "brew", "gem", "pacman", "choco", "composer", "snap", "port")
 
 # All matched against the line with its indentation stripped, so that each starts with a literal
 # and a non-matching line is rejected after a character or two.
@@ -42,6 +48,12 @@ _DOWNLOAD_RE = re.compile(
 )
 _WARN_RE = re.compile(r"npm (?:WARN|warn)|WARNING:|warning |warning:|⚠|WARN ")
 MAX_WARNINGS = 5
+FAILED_WARNINGS = 1  # on failure the errors say what went wrong; engine and peer warnings rarely do
+MAX_NAMED = 20
+
+
+BEFORE, AFTER = 2, 3
+HEAD, TAIL = 1, 8
 
 
 def detect(out: Output) -> int:
@@ -57,27 +69,49 @@ def detect(out: Output) -> int:
 
 def select(out: Output) -> Selection:
     lines = out.lines
-    # On failure whatever is not chatter may explain it; on success only the outcome is worth reading.
-    sel = Selection(lines, default=KEPT if out.failed else UNSET)
+    # On success only the outcome is worth reading; on failure the errors, the lines around them
+    # (a build's compiler error and its source line) and the start and end.
+    sel = Selection(lines)
     warnings = 0
     error_lines = out.error_set
     for i, line in enumerate(lines):
         s = line.lstrip()
-        if _ERROR_RE.match(s) or _OUTCOME_RE.match(s):
+        if _ERROR_RE.match(s) or _OUTCOME_RE.match(s) or COUNTS_RE.search(s):
             sel.pin(i)
+        elif out.failed and is_compiler_command(s):
+            sel.hide(i, "build commands")
         elif _DOWNLOAD_RE.match(s):
             sel.hide(i, "download lines")
         elif _VERBOSE_RE.match(s):
             sel.hide(i, "verbose lines")
         elif _WARN_RE.match(s):
             warnings += 1
-            if warnings <= MAX_WARNINGS:
+            if warnings <= (FAILED_WARNINGS if out.failed else MAX_WARNINGS):
                 sel.keep(i)
             else:
                 sel.hide(i, "package warnings")
         elif i in error_lines:
             sel.pin(i)
+    if out.failed:
+        keep_windows(sel, error_lines, BEFORE, AFTER)
+        keep_head_tail(sel, HEAD, TAIL)
+    else:
+        for i in _last_mentions(out):
+            sel.pin(i)
     return sel
+
+
+def _last_mentions(out: Output) -> list[int]:
+    """The last line naming each package asked for (`Setting up cowsay (3.03) ...`): its final state,
+    whatever the manager prints."""
+    names = [a for seg in out.command.segments if seg and seg[0] in _MANAGERS for a in seg[2:]
+             if not a.startswith("-") and len(a) > 1]
+    found = []
+    for name in names[:MAX_NAMED]:
+        hits = out.lines_with(name.split("==")[0].split("@")[0] if not name.startswith("@") else name)
+        if hits:
+            found.append(hits[-1])
+    return found
 
 
 FAMILY = Family("packages", detect, select)

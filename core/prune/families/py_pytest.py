@@ -5,6 +5,9 @@ pytest's report is a sequence of `=== title ===` sections. The progress section 
 FAILURES/ERRORS hold one `___ test id ___` block per failure, each a chain of frames that end in a
 `path:line: Exception` location; "short test summary info" repeats the failing ids; the last
 `=== ... in 0.37s ===` line is the summary.
+
+Understands pytest 7-9 default, -v, -q, -rA, --tb=long/short/line, pytest-cov and xdist output.
+Falls through: --tb=native tracebacks are handled as Python tracebacks; -p no:terminal output is general.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
 from core.prune.pytraceback import LIBRARY_FRAMES as LIBRARY
 from core.prune.pytraceback import is_library
-from core.prune.rules import SEPARATOR_RE
+from core.prune.rules import CARET_RE, SEPARATOR_RE
 from core.prune.selection import KEPT, Selection
 
 _SECTION_RE = re.compile(r"^={3,} (.+?) ={3,}$")
@@ -30,6 +33,9 @@ _DOTS_RE = re.compile(r"^(?:\S+ )?[.sxXFE]+\s*(?:\[\s*\d+%\])?$")
 _DOTS_END = set(".sxXFE]")
 _HEADER_RE = re.compile(r"(?:platform \w|hypothesis profile |Using --randomly-seed|(?!collect)[\w .-]+: \S)")
 _CAPTURE_RE = re.compile(r"^-{3,} (?:Captured|captured) .* -{3,}$")
+# A frame's argument values (printed above its source) and --showlocals values (below its `E` lines):
+# `url = 'sqlite:///x.db'`, unindented. They are often the bad value itself.
+_VALUE_RE = re.compile(r"^[A-Za-z_]\w* = \S")
 
 PASSING = "passing tests"
 SKIPPED = "skipped tests"
@@ -38,10 +44,16 @@ PROGRESS = "progress lines"
 HEADER = "session header lines"
 SOURCE = "test source lines"
 SEPARATORS = "frame separators"
+CARETS = "caret lines"
 CAPTURED = "captured output lines"
+REPEATED_BLOCK = "repeated traceback lines"
+HINTS = "pytest hint lines"
+# pytest's advice inside an assertion explanation, and its empty `E` lines: no fact about the failure.
+_HINT_RE = re.compile(r"^E\s*$|^E\s+(?:Omitting \d+ identical items|Use -v+ to get|\.\.\.Full output truncated"
+                      r"|Full diff:$)")
 REPORT = "report lines"
 CAPTURE_HEAD, CAPTURE_TAIL = 15, 5
-REPORT_LINES = 6
+REPORT_LINES = 4  # a report section keeps its title and column header; TOTAL and errors are pinned
 
 
 def detect(out: Output) -> int:
@@ -55,6 +67,9 @@ def detect(out: Output) -> int:
 def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
+    sel.quiet.update((SOURCE, SEPARATORS, CARETS, REPEATED_BLOCK, HINTS))
+    if out.has("short test summary info"):  # the summary and the final line say it all again
+        sel.quiet.update((HEADER, PASSING, SKIPPED, PROGRESS, REPEATED))
     # The short summary repeats the failing ids, so their progress lines can go.
     repeated = out.has("short test summary info")
     section = "start"
@@ -64,7 +79,9 @@ def select(out: Output) -> Selection:
     for i, line in enumerate(lines):
         if line.startswith("=") and (m := _SECTION_RE.match(line)):
             section = _section(m.group(1))
-            if section == "report":
+            if section == "start" and repeated:
+                sel.hide(i, HEADER)
+            elif section == "report":
                 blocks.append(("report", []))
             else:
                 sel.pin(i)
@@ -73,7 +90,9 @@ def select(out: Output) -> Selection:
             sel.pin(i)
         elif section == "start":
             collecting = collecting or not _HEADER_RE.match(line) or i in errors
-            if collecting:
+            if collecting and repeated and line.startswith(("collected ", "collecting ")):
+                sel.hide(i, HEADER)  # the final line has the counts
+            elif collecting:
                 _progress_line(sel, i, line, repeated)
             else:
                 sel.hide(i, HEADER)  # platform, rootdir, plugins, hypothesis profile...
@@ -86,9 +105,20 @@ def select(out: Output) -> Selection:
         elif section == "summary":
             if line.startswith(("FAILED", "ERROR", "XPASS")):
                 sel.pin(i)
+            elif line.startswith(("SKIPPED", "XFAIL")):
+                sel.hide(i, SKIPPED)  # counted in the final line
         elif section == "report":
             blocks[-1][1].append(i)
+    seen: set[tuple[str, ...]] = set()
     for kind, block in blocks:
+        if kind == "failure" and block:
+            # A module-scoped fixture that fails prints the same traceback once per test.
+            key = tuple(lines[i] for i in block)
+            if key in seen:
+                sel.hide_all(block, REPEATED_BLOCK)
+                sel.note(block[0], "[the same traceback as the failure above]")
+                continue
+            seen.add(key)
         (_failure if kind == "failure" else _report)(sel, block, errors)
     return sel
 
@@ -117,7 +147,7 @@ def _progress_line(sel: Selection, i: int, line: str, repeated: bool) -> None:
         else:
             sel.pin(i)
     elif line[-1:] in _DOTS_END and _DOTS_RE.match(line):
-        if "F" not in line and "E" not in line:
+        if repeated or ("F" not in line and "E" not in line):  # the short summary names the failures
             sel.hide(i, PROGRESS)
     elif _FINAL_RE.search(line):
         sel.pin(i)  # -q prints its summary without the === frame: "3000 passed in 1.52s"
@@ -141,6 +171,10 @@ def _failure(sel: Selection, block: list[int], errors: frozenset[int]) -> None:
         if _FRAME_SEP_RE.match(line):
             sel.hide(i, SEPARATORS)
             anchor, short_frame = i, False
+        elif CARET_RE.match(line):
+            sel.hide(i, CARETS)
+        elif _HINT_RE.match(line):
+            sel.hide(i, HINTS)
         elif line.startswith("E ") or line == "E":
             sel.pin(i)
             anchor, short_frame = i, False
@@ -158,6 +192,8 @@ def _failure(sel: Selection, block: list[int], errors: frozenset[int]) -> None:
             anchor, short_frame = i, False
         elif library_frame and line.startswith(" "):
             sel.hide(i, LIBRARY)
+        elif _VALUE_RE.match(line):
+            sel.pin(i)
         elif short_frame and line.strip():
             sel.pin(i)  # the statement a short frame ran: `    from .report import render_csv`
             short_frame = False

@@ -1,0 +1,148 @@
+"""Approvals as events: a tool that needs a yes waits here; a front end answers through the session.
+
+A tool still calls the plain `Approve(what, why)` it gets in its context, but the loop hands it a
+gate bound to the call: the gate emits an `approval` event with the call id, the structured command
+or path, the folder and the decisions on offer, then waits until `Approvals.answer()` is called
+(from any thread), the turn is cancelled, or, for front ends that ask synchronously (the plain
+REPL), the front end's own `Approve` says; one that also has `decide(request) -> (decision,
+reason)` offers all four decisions. The numbering is the same everywhere.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from core import events as ev
+from core.cancel import Cancel
+from core.events import Emit
+from core.items import FunctionCall
+from core.tools.base import Approve
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: str
+    key: str
+    alias: str
+    label: str
+
+
+DECISIONS = (
+    Decision("once", "1", "y", "run once"),
+    Decision("session", "2", "a", "always, for this session"),
+    Decision("deny", "3", "n", "deny"),
+    Decision("deny_reason", "4", "", "deny, and tell the model why"),
+)
+_BY_INPUT = {name: d.id for d in DECISIONS for name in (d.id, d.key, d.alias) if name}
+
+
+def parse_decision(text: str) -> str | None:
+    """'1'/'y'/'once' → 'once' …; None when the answer is none of them."""
+    return _BY_INPUT.get(text.strip().lower())
+
+
+@dataclass
+class _Pending:
+    request: dict[str, Any]
+    done: threading.Event
+    decision: str = "deny"
+    reason: str = ""
+
+
+class Approvals:
+    """Per-session approval state: pending requests and what was allowed for the whole session.
+
+    `ask` is the front end's synchronous way to ask (the plain REPL), or None when it answers the
+    `approval` event later through `answer()` (the TUI)."""
+
+    def __init__(self, emit: Emit, ask: Approve | None = None) -> None:
+        self._emit = emit
+        self._ask = ask
+        self._ids = itertools.count(1)
+        self._pending: dict[str, _Pending] = {}
+        self._lock = threading.Lock()
+        self._allowed: set[tuple[str, str]] = set()
+
+    def gate(self, call: FunctionCall, cwd: str, cancel: Cancel) -> Approve:
+        """The `Approve` a tool of this call gets."""
+        return lambda what, why: self._request(call, cwd, cancel, what, why)
+
+    def answer(self, request_id: str, decision: str, reason: str = "") -> bool:
+        """Resolve a pending request (any thread); False if it is no longer waiting."""
+        with self._lock:
+            pending = self._pending.get(request_id)
+        if pending is None or pending.done.is_set():
+            return False
+        pending.decision = decision if decision in _BY_INPUT.values() else "deny"
+        pending.reason = reason
+        pending.done.set()
+        return True
+
+    def pending(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [p.request for p in self._pending.values() if not p.done.is_set()]
+
+    # -- one request ------------------------------------------------------------------------
+    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str) -> str | None:
+        target = _target(call)
+        key = (call.name, target[0] or target[1] or what)
+        request_id = f"ap-{next(self._ids)}"
+        if key in self._allowed:
+            self._done(request_id, call, "once", "", "session")
+            return None
+        request = {"id": request_id, "call_id": call.call_id, "tool": call.name, "action": what,
+                   "command": target[0], "path": target[1], "cwd": cwd, "reason": why,
+                   "decisions": [d.__dict__ for d in DECISIONS]}
+        pending = _Pending(request, threading.Event())
+        with self._lock:
+            self._pending[request_id] = pending
+        by = "user"
+        try:
+            self._emit(ev.APPROVAL, request)
+            if self._ask is not None and not pending.done.is_set():
+                by = "front_end"
+                decide = getattr(self._ask, "decide", None)  # a front end that offers all four decisions
+                if decide is not None:
+                    self.answer(request_id, *decide(request))
+                else:
+                    refusal = self._ask(what, why)
+                    self.answer(request_id, "once" if refusal is None else "deny", refusal or "")
+
+            def interrupted() -> None:
+                nonlocal by
+                if self.answer(request_id, "deny", "the turn was interrupted"):
+                    by = "interrupt"
+
+            with cancel.on_cancel(interrupted):
+                pending.done.wait()
+        finally:
+            with self._lock:
+                self._pending.pop(request_id, None)
+        if pending.decision == "session":
+            self._allowed.add(key)
+        self._done(request_id, call, pending.decision, pending.reason, by)
+        if pending.decision in ("once", "session"):
+            return None
+        if pending.decision == "deny_reason" and pending.reason:
+            return f"the user said no: {pending.reason}"
+        return pending.reason or "the user said no"
+
+    def _done(self, request_id: str, call: FunctionCall, decision: str, reason: str, by: str) -> None:
+        self._emit(ev.APPROVAL_DONE, {"id": request_id, "call_id": call.call_id, "decision": decision,
+                                      "reason": reason, "by": by})
+
+
+def _target(call: FunctionCall) -> tuple[str | None, str | None]:
+    """(command, path) from the call's arguments, whichever the tool has."""
+    try:
+        args = json.loads(call.arguments)
+    except ValueError:
+        return None, None
+    if not isinstance(args, dict):
+        return None, None
+    command, path = args.get("command"), args.get("path")
+    return (command if isinstance(command, str) else None, path if isinstance(path, str) else None)

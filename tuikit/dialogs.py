@@ -1,0 +1,80 @@
+"""The approval modal: what the tool wants to do, why it needs a yes, and the four decisions with
+the same numbers as everywhere else (1 once, 2 always for this session, 3 deny, 4 deny with a
+reason; y/a/n too). Esc denies. With 4, a line for the reason opens; Enter sends it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.widgets import Frame, TextArea
+
+from core.approvals import DECISIONS, parse_decision
+from tuikit.render import safe
+
+Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
+
+
+class ApprovalDialog:
+    def __init__(self, answer: Answer, focus: Callable[[Any], None]) -> None:
+        self.request: dict[str, Any] | None = None
+        self.asking_reason = False
+        self._answer = answer
+        self._focus = focus
+        self.reason = TextArea(height=1, multiline=False, prompt=" why (Enter sends): ",
+                               accept_handler=self._send_reason)
+        self.body = Window(FormattedTextControl(self._text, focusable=True, key_bindings=self._keys()),
+                           wrap_lines=True, dont_extend_height=True)
+        self.container = Frame(HSplit([self.body, ConditionalContainer(
+            self.reason, filter=Condition(lambda: self.asking_reason))]), title="Approval needed",
+            style="class:dialog")
+        self.visible = Condition(lambda: self.request is not None)
+
+    def open(self, request: dict[str, Any] | None) -> None:
+        """Show a request (None closes the dialog: it was answered or the turn ended)."""
+        self.request, self.asking_reason = request, False
+        self.reason.text = ""
+        if request is not None:
+            self._focus(self.body)
+
+    def _text(self) -> list[tuple[str, str]]:
+        r = self.request or {}
+        what = r.get("command") or r.get("path") or r.get("action") or ""
+        lines: list[tuple[str, str]] = [
+            ("bold", f" {safe(str(r.get('tool', '')))} wants to {'run' if r.get('command') else 'change'}:\n"),
+            ("class:dialog.what", f"   {safe(str(what))}\n"),
+            ("", f" in {safe(str(r.get('cwd', '')))}\n"),
+            ("ansiyellow", f" because it {safe(str(r.get('reason', '')))}\n"),
+        ]
+        for d in DECISIONS:
+            alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
+            lines.append(("bold" if d.id == "once" else "", f"  {d.key}  {d.label}{alias}\n"))
+        lines[-1] = (lines[-1][0], lines[-1][1].rstrip("\n"))
+        return lines
+
+    def _keys(self) -> KeyBindings:
+        kb = KeyBindings()
+        for name in ["1", "2", "3", "4", "y", "a", "n", "Y", "A", "N"]:
+            kb.add(name)(lambda event, name=name: self.decide(name))
+        kb.add("escape", eager=True)(lambda event: self.decide("3"))
+        kb.add("enter")(lambda event: None)
+        return kb
+
+    def decide(self, key: str) -> None:
+        decision = parse_decision(key)
+        if self.request is None or decision is None:
+            return
+        if decision == "deny_reason":
+            self.asking_reason = True
+            self._focus(self.reason)
+            return
+        self._answer(str(self.request["id"]), decision, "")
+
+    def _send_reason(self, buffer: Any) -> bool:
+        if self.request is not None:
+            self._answer(str(self.request["id"]), "deny_reason", buffer.text.strip())
+        return False
