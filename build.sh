@@ -68,6 +68,13 @@ report() {
   echo "$exe"
 }
 
+# One build at a time per cache: builds share the venv, the Windows Python and PyInstaller's work
+# folders, and two PyInstaller runs in one work folder spoil each other's output.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE/.build.lock"
+  flock -n 9 || { log "waiting for another build using $CACHE"; flock 9; }
+fi
+
 stamp=$OUT/.$name.inputs
 hash=$(inputs_hash)
 if [ -z "$force" ] && [ -x "$exe" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ]; then
@@ -102,7 +109,7 @@ wine_run() {
   local pip_vars
   pip_vars=$(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/-u \1/p' | tr '\n' ' ')
   # shellcheck disable=SC2086
-  env $pip_vars wine "$@" </dev/null 2>&1 | tr -d '\r' >&2
+  env $pip_vars wine "$@" </dev/null 9>&- 2>&1 | tr -d '\r' >&2
   return "${PIPESTATUS[0]}"
 }
 
@@ -120,8 +127,9 @@ ensure_wine() {
   # no pipe attached. The server stays up 5 minutes after its last client. Plain `wineboot` creates
   # the prefix when missing and starts only the services not yet running (`wineboot -i` would start
   # a second services.exe, and then every exe run waits 20 s for RpcSs).
-  wineserver -p 300 </dev/null >/dev/null 2>&1 || true
-  wine wineboot </dev/null >/dev/null 2>&1 || true
+  # They outlive this script: the lock's descriptor (9) must not go with them.
+  wineserver -p 300 </dev/null >/dev/null 2>&1 9>&- || true
+  wine wineboot </dev/null >/dev/null 2>&1 9>&- || true
 }
 
 ensure_windows_python() {
