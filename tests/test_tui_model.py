@@ -180,4 +180,7 @@ def test_without_a_windows_console_the_tui_says_winpty_and_steps_aside(monkeypat
     reason = tui.unavailable_reason()
     assert reason is not None and "winpty" in reason and "mintty" in reason
     monkeypatch.setattr(tui, "_windows_console", lambda: True)
+    monkeypatch.setattr(tui, "_under_wine", lambda: False)
     assert tui.unavailable_reason() is None
+    monkeypatch.setattr(tui, "_under_wine", lambda: True)
+    assert "wine" in (tui.unavailable_reason() or "")
