@@ -83,7 +83,9 @@ class Expect:
 
 
 EXPECT: dict[str, Expect] = {
-    "pytest_verbose_failures": Expect("pytest", [matching(r"^E\s"), matching(r"^FAILED "),
+    # every `E` line with a fact in it (pytest's own advice, "Omitting 2 identical items", may go)
+    "pytest_verbose_failures": Expect("pytest", [matching(r"^E\s+(?!Omitting \d+ identical|Use -v|\.\.\.Full output)\S"),
+                                                 matching(r"^FAILED "),
                                                  matching(r"^=+ .* in [\d.]+s"),
                                                  matching(r"^\S+\.py:\d+: [\w.]*(Error|Exception)$")], 0.3),
     "pytest_quiet_pass": Expect("pytest", [matching(r"^\d+ passed in ")], 0.1),
@@ -93,7 +95,8 @@ EXPECT: dict[str, Expect] = {
     "python_crash": Expect("python", [matching(r"^[\w.]+(Error|Exception): "), matching(r'File "/home/user/proj/'),
                                       matching(r"^The above exception")], 0.7),
     "jest_failures": Expect("js-test", [matching(r"● "), matching(r"^Tests:"), matching(r"^Test Suites:"),
-                                        matching(r"✕"), matching(r"expect\("), matching(r"at .*__tests__")], 0.3),
+                                        matching(r"✕"), matching(r"^(?!\s+\d+ \|).*expect\("),  # not a code frame's neighbours
+                                        matching(r"at .*__tests__")], 0.3),
     "jest_pass": Expect("js-test", [matching(r"^Tests:"), matching(r"^Test Suites:")], 0.15),
     "tsc_errors": Expect("tsc", [matching(r"\): error TS\d+: ")], None),
     "tsc_pretty": Expect("tsc", [matching(r" - error TS\d+: "), matching(r"^Found \d+ errors")], 0.7),

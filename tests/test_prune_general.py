@@ -30,6 +30,19 @@ def matching(pattern: str) -> Selector:
     return lambda lines: [line for line in lines if rx.search(line)]
 
 
+def preceding_header(item: str, header: str) -> Selector:
+    """For each line matching `item`, the nearest line above it matching `header`."""
+    item_rx, header_rx = re.compile(item), re.compile(header)
+
+    def select(lines: list[str]) -> list[str]:
+        found = []
+        for i, line in enumerate(lines):
+            if item_rx.search(line):
+                found += [lines[j] for j in range(i - 1, -1, -1) if header_rx.search(lines[j])][:1]
+        return found
+    return select
+
+
 def load(name: str) -> tuple[str, str, int]:
     folder = GENERAL / name
     return ((folder / "output.txt").read_text(encoding="utf-8"), (folder / "cmd.txt").read_text().strip(),
@@ -52,6 +65,9 @@ EXPECT: dict[str, tuple[list[Selector], float]] = {
     "rust_panic_backtrace": ([matching(r"panicked at "), matching(r"^quantity must be"),
                               matching(r"^\s+\d+: rpanic::"), matching(r"^\s+at \./src/")], 0.6),
     "ruff_format_diff": ([matching(r"^--- "), matching(r"files? would be reformatted")], 1.0),
+    "shellcheck_tty": ([matching(r"\(error\): "), preceding_header(r"\(error\): ", r"^In \S+ line \d+:$")], 0.1),
+    "black_check_diff": ([matching(r"^--- "), matching(r"^would reformat "), matching(r"files? would be reformatted")],
+                         1.0),
     "ruff_concise": ([matching(r"^\S+\.py:\d+:\d+: [A-Z]+\d+ "), matching(r"^Found \d+ errors"),
                       matching(r"fixable with")], 1.0),
 }
@@ -73,6 +89,14 @@ def test_an_unknown_tool_keeps_what_a_family_would(name: str) -> None:
         assert wanted, f"{name}: a selector matches nothing"
         assert [line for line in wanted if line not in result.text] == []
     assert result.pruned_chars <= max(ratio * result.original_chars, len(header(code)) + 1 + len(raw))
+
+
+def test_a_formatters_verdicts_outlast_its_hunks_under_a_small_budget() -> None:
+    raw, command, code = load("black_check_diff")
+    text = prune(raw, command=command, exit_code=code, budget_chars=1_200).text
+    assert len(text) <= 1_200
+    for line in matching(r"^would reformat |files? would be reformatted")(clean(raw).lines):
+        assert line in text
 
 
 def test_library_frames_are_counted_not_shown() -> None:
@@ -199,3 +223,15 @@ def test_real_outputs_are_never_longer_either(folder: Path) -> None:
     code = int((folder / "exit_code.txt").read_text())
     text = prune(raw, command=(folder / "cmd.txt").read_text().strip(), exit_code=code).text
     assert len(text) <= len(header(code)) + 1 + len(raw)
+
+
+def test_an_unknown_test_runner_keeps_counts_failing_ids_and_assertion_sides() -> None:
+    passing = "".join(f"ok {n} - case {n} parses\n" for n in range(1, 400))
+    raw = (passing + "not ok 400 - totals add up\n  ---\n  operator: equal\n  expected: 30\n  actual:   31\n"
+           "  at: Test.<anonymous> (/app/test/totals.js:9:5)\n  ...\n" + passing.replace("ok ", "ok 1")
+           + "Tests run: 799, Failures: 1, Errors: 0, Skipped: 0\n" + "log line\n" * 40)
+    text = prune(raw, command="./run-checks", exit_code=1).text
+    for line in ("not ok 400 - totals add up", "  expected: 30", "  actual:   31",
+                 "Tests run: 799, Failures: 1, Errors: 0, Skipped: 0"):
+        assert line in text
+    assert len(text) < len(raw) / 5

@@ -1,8 +1,8 @@
-"""What a tool call does to the workspace: whether it may change state, and its identity.
+"""What a tool call does to the workspace: whether a shell command only looks, and a call's identity.
 
-Shaping needs this twice: a re-read is only a duplicate, and a repeated call only a loop, when
-nothing could have changed the workspace in between. "Could have" is judged conservatively: any
-write or edit, and any shell command that is not obviously read-only.
+Clearing an old result is only safe when the call can be repeated to get it back: "only looks" is
+judged conservatively (known viewers, no redirection, no substitution; `sed -i`, `sort -o`,
+`git diff --output`, `find -fprint` write). Repeats are compared by `call_key`.
 """
 
 from __future__ import annotations
@@ -51,15 +51,6 @@ def call_key(call: FunctionCall) -> tuple[str, str]:
     except ValueError:
         normal = call.arguments.strip()
     return call.name, normal
-
-
-def changes_state(call: FunctionCall) -> bool:
-    """True when the call may have changed the workspace (writes, edits, non-read-only shell)."""
-    if call.name in MUTATING_TOOLS:
-        return True
-    if call.name == SHELL_TOOL:
-        return not is_read_only_command(str(arguments(call).get("command", "")))
-    return False
 
 
 def is_read_only_command(command: str) -> bool:

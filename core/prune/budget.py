@@ -3,8 +3,9 @@
 1. context lines (KEPT) that the generic rules would not keep either go: what is left is near an
    error, in a traceback, or at the head or tail;
 2. if anything is pinned, the rest of the context goes;
-3. if the pinned lines alone are too long, only the error-looking ones among them stay (with the
-   last lines, where summaries are), unless the family says its pins are not about errors;
+3. if the pinned lines alone are too long, only the family's vital lines stay (a diff's file headers
+   and the tool's messages), then only the error-looking ones (with the last lines, where summaries
+   are), unless the family says its pins are not about errors;
 4. a head and tail cut over what is left, by characters, with a marker for the middle.
 """
 
@@ -45,6 +46,10 @@ def fit(sel: Selection, out: Output, budget: int, by_errors: bool = True) -> Fit
     if size(rendered.lines) > budget and PINNED in sel.level:
         _drop_context(sel, lambda i: True)
         rendered = sel.render()
+    errors = out.error_set if by_errors else frozenset()
+    for k in range(len(sel.vital)):
+        if size(rendered.lines) > budget:
+            rendered = _only(sel, set().union(*sel.vital[k:]) | errors)
     if size(rendered.lines) > budget and by_errors:
         rendered = _errors_only(sel, out.error_set)
     if size(rendered.lines) > budget:
@@ -57,6 +62,15 @@ def _drop_context(sel: Selection, where: Callable[[int], bool]) -> None:
     for i in range(len(level)):
         if level[i] == KEPT and where(i):
             sel.hide(i, CONTEXT if lines[i].strip() else BLANK)
+
+
+def _only(sel: Selection, keep: set[int] | frozenset[int]) -> Rendered:
+    """Only the pinned lines in `keep` stay (a diff's file headers and the tool's own messages)."""
+    for i in range(len(sel.level)):
+        if sel.level[i] == PINNED and i not in keep:
+            sel.level[i] = HIDDEN
+            sel.reasons[i] = PINNED_OVERFLOW
+    return sel.render()
 
 
 def _errors_only(sel: Selection, errors: frozenset[int]) -> Rendered:

@@ -12,7 +12,13 @@ import shlex
 import subprocess
 import sys
 
+from core.context.cap import prune_budget_chars
+from core.context.settings import ContextSettings
 from core.prune.pipeline import prune
+
+# The budget the agent gives the pruner with its default settings (its per-result cap): a view that
+# the agent would show whole is shown whole here too.
+DEFAULT_BUDGET = prune_budget_chars(ContextSettings().result_cap_tokens)
 
 _DESCRIPTION = "Print a command's output pruned to what matters: errors, failing tests, locations, summaries."
 _EPILOG = """examples:
@@ -27,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stdin", action="store_true", help="prune the bytes read from standard input")
     p.add_argument("--command", default="", help="the command line that produced the input (picks the rules)")
     p.add_argument("--exit-code", type=int, default=None, help="the exit status of that command")
-    p.add_argument("--budget", type=int, default=12_000, help="most characters to print (default 12000)")
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
+                   help=f"most characters to print (default {DEFAULT_BUDGET}, the agent's per-result cap)")
     p.add_argument("argv", nargs=argparse.REMAINDER, help="-- CMD ARGS...: the command to run")
     return p
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from core.prune import stacks
 from core.prune.budget import fit
 from core.prune.clean import clean, decode
 from core.prune.command import parse_command
@@ -61,6 +62,8 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
         fitted = fit(Selection(cleaned.lines, default=PINNED), out, room, by_errors=False)
     else:
         sel = family.select(out)
+        if family.errors_first:  # stack traces look alike in every tool's output
+            stacks.apply(sel, out, force=True)
         fold_similar(sel)
         sel.tidy_blanks()
         fitted = fit(sel, out, room, family.errors_first)

@@ -45,7 +45,14 @@ FULL_WARNINGS = 3
 WARNING_LINES = "compiler warning lines"
 # A line of counts, which is how tools of every kind sum up: `3 failed, 316 passed in 0.37s`,
 # `0 upgraded, 5 newly installed, 0 to remove`, `12 errors, 3 warnings`, `Tests: 1 failed, 84 passed`.
-COUNTS_RE = re.compile(r"\b\d[\d,.]* [A-Za-z][\w -]{0,30}?(?:,| and)\s+(?:and )?\d[\d,.]* [A-Za-z]")
+COUNTS_RE = re.compile(r"\b\d[\d,.]* [A-Za-z][\w -]{0,30}?(?:,| and)\s+(?:and )?\d[\d,.]* [A-Za-z]"
+                       r"|\b[A-Z][A-Za-z ]{1,20}: \d+, [A-Z][A-Za-z ]{1,20}: \d+")  # Tests run: 5, Failures: 1
+# What any test runner prints for a failure: a failing test (`not ok 3 - parses dates`, `✗ adds`), and
+# the two sides of an assertion (`expected: 3`, `Received: 4`, `got 1, want 2`, `left: [..]`).
+TEST_FAILURE_RE = re.compile(
+    r"^\s*(?:not ok \d+|[✗✕✖×] \S)"
+    r"|^\s*[-+]?\s*(?:[Ee]xpected|[Aa]ctual|[Rr]eceived|[Gg]ot|[Ww]ant(?:ed)?|[Ll]eft|[Rr]ight|[Oo]btained)\b\s*[:=]"
+)
 # The start of a new log record or prompt: a timestamp, a `[tag]`, a level name, `logger:LEVEL:`, `$ `.
 LOG_RECORD_RE = re.compile(r"^(?:\[?\d|\[\w|(?:DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL)\b|\w+:\w[\w.]*:|\$ )")
 SEPARATOR_RE = re.compile(r"^\s*([=\-_*#~─━═])(?:\s?\1){9,}\s*$")

@@ -44,6 +44,9 @@ class Selection:
         # Reasons whose runs need no marker of their own (a code frame under each finding): the stamp
         # still counts them, but a marker per finding would cost more than it tells.
         self.quiet: set[str] = set()
+        # Pinned lines that must outlast the other pinned ones when the budget cuts, most vital last:
+        # a diff's file headers, then the messages around it (a formatter's "would reformat x.py").
+        self.vital: list[set[int]] = []
 
     def __len__(self) -> int:
         return len(self.lines)

@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 
 from core.prune.output import Output
-from core.prune.selection import Selection
+from core.prune.selection import HIDDEN, Selection
 
 _FRAME_RE = re.compile(
-    r"^\s+at \S.*(?:[:(]\d+(?::\d+)?\)?|\((?:Native Method|Unknown Source|<anonymous>)\)|:line \d+)$"  # JS, JVM, .NET
+    r"^\s+at \S.*(?:[:(]\d+(?::\d+)?\)?|\((?:Native Method|Unknown Source|<anonymous>)\)|:line \d+)(?: \{)?$"  # JS, JVM, .NET
     r"|^\s+at (?:async )?(?:node:|native|file://|/)\S*$"
     r"|^\s+from \S+:\d+:in "  # Ruby
     r"|^\s*#\d+\s+0x[0-9a-fA-F]+ (?:in |\()"  # sanitizers, gdb
+    r"|^\s+#\d+ \S+ \S+:\d+(?::\d+)? \(\S+\+0x[0-9a-f]+\)$"  # ThreadSanitizer: `#0 fn /x.c:7:5 (bin+0x12b9)`
     r"|^#\d+\s+\S+ \(.*\) at \S+:\d+$"  # gdb without an address
     r"|^==\d+==\s+(?:at|by) 0x[0-9A-Fa-f]+: "  # valgrind
     r"|^\s+\d+: (?:0x[0-9a-f]+ - )?\S"  # Rust backtrace symbol line
@@ -51,8 +52,11 @@ def is_frame(line: str) -> bool:
     return _FRAME_RE.match(line) is not None
 
 
-def apply(sel: Selection, out: Output) -> list[tuple[int, int]]:
-    """Mark every run of stack frames; returns the (start, stop) spans of the runs."""
+def apply(sel: Selection, out: Output, force: bool = False) -> list[tuple[int, int]]:
+    """Mark every run of stack frames; returns the (start, stop) spans of the runs.
+
+    With `force`, library frames go even where a family pinned them (a family pins an error block
+    whole; the frames inside node_modules in it are still noise)."""
     lines = out.lines
     spans: list[tuple[int, int]] = []
     n = len(lines)
@@ -67,9 +71,9 @@ def apply(sel: Selection, out: Output) -> list[tuple[int, int]]:
         while j < n and (is_frame(lines[j]) or _ELIDED_RE.match(lines[j])):
             j += 1
         if j - i >= MIN_RUN:
-            _mark(sel, lines, i, j)
+            _mark(sel, lines, i, j, force)
             spans.append((i, j))
-            if i and lines[i - 1].strip():  # its title: `Caused by: ...`, `freed by thread T0 here:`
+            if i and lines[i - 1].strip() and not force:  # its title: `Caused by: ...`, `freed by thread T0 here:`
                 sel.pin(i - 1)
         k += 1
         while k < len(candidates) and candidates[k] < j:
@@ -77,7 +81,7 @@ def apply(sel: Selection, out: Output) -> list[tuple[int, int]]:
     return spans
 
 
-def _mark(sel: Selection, lines: list[str], start: int, stop: int) -> None:
+def _mark(sel: Selection, lines: list[str], start: int, stop: int, force: bool = False) -> None:
     frames = 0
     user = 0
     for j in range(start, stop):
@@ -88,7 +92,10 @@ def _mark(sel: Selection, lines: list[str], start: int, stop: int) -> None:
         frames += 1
         library = _LIBRARY_RE.search(line) is not None
         if frames <= INNERMOST or (not library and user < MAX_USER):
-            sel.pin(j)
+            if not force:
+                sel.pin(j)
             user += not library
+        elif force:
+            sel.level[j], sel.reasons[j] = HIDDEN, LIBRARY_FRAMES
         else:
             sel.hide(j, LIBRARY_FRAMES)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from core.prune.selection import noun
 
-MAX_KINDS = 3
+MAX_KINDS = 1  # the markers in the text say the rest
 _HEADER_RE = re.compile(r"exit code (-?\d+|unknown)")
 _STAMP_RE = re.compile(r"\[pruned [\d,]+ → [\d,]+ chars.*\]")
 

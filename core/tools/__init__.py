@@ -82,10 +82,8 @@ def tool_schemas() -> list[dict[str, Any]]:
     return [tool.schema() for tool in TOOLS.values()]
 
 
-def run_tool(call: FunctionCall, ctx: ToolContext, refusal: str | None = None) -> FunctionCallOutput:
-    """Run one call and return its output item; emits `tool_start` and `tool` around it.
-
-    With `refusal`, the call is not run and the refusal is its result (a repeated identical call)."""
+def run_tool(call: FunctionCall, ctx: ToolContext) -> FunctionCallOutput:
+    """Run one call and return its output item; emits `tool_start` and `tool` around it."""
     ctx.call_id = call.call_id
     tool = TOOLS.get(call.name)
     shown_args: Any = call.arguments
@@ -95,9 +93,7 @@ def run_tool(call: FunctionCall, ctx: ToolContext, refusal: str | None = None) -
         pass
     ctx.emit(ev.TOOL_START, {"call_id": call.call_id, "name": call.name, "arguments": shown_args})
     start = time.monotonic()
-    if refusal is not None:
-        result = ToolResult(refusal, status="refused")
-    elif tool is None:
+    if tool is None:
         result = ToolResult(f"error: there is no tool named {call.name!r}; available: {', '.join(TOOLS)}",
                             status="error")
     else:

@@ -5,6 +5,9 @@ A diagnostic group is `file:line:col: error: ...` with its source snippet and ca
 printed just before it. Error groups stay whole; warning groups go when the build failed and shrink
 to their headline when it succeeded. Compiler command lines, `Entering directory` and cmake/ninja
 progress go; `make: *** [...] Error 1` and linker errors stay.
+
+Understands gcc/g++ 9-14 and clang 12-18 default diagnostics, GNU make 4, cmake 3 with make or ninja.
+Falls through to the general layer: MSVC `file(12): error C2065`, and -fdiagnostics-format=json.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ _MAKE_NEEDLES = ("***", "not remade", "build stopped", "FAILED: ", "CMake Error"
                  "undefined reference", "multiple definition")
 MAX_GROUP_LINES = 40
 MAX_NOTES = 2  # notes kept under an error (gcc prints one per overload candidate)
+# The `      |      ~~~^~~~` line under a quoted source line: the column is in the location already.
+_MARKER_LINE_RE = re.compile(r"^\s*\|\s*[~^]+[\s~^]*$")
+MARKER_LINES = "caret lines"
 # A template-instantiation step inside a system header: `/usr/include/...: required from ...`.
 _SYSTEM_REQUIRED_RE = re.compile(r"^/(?:usr|opt|Library|Applications)/\S+: +(?:required|recursively required) ")
 _QUOTED_RE = re.compile(r"‘[^’]*’|'[^']*'|`[^`]*`|\"[^\"]*\"")
@@ -58,6 +64,7 @@ def detect(out: Output) -> int:
 def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
+    sel.quiet.add(MARKER_LINES)
     groups = _groups(lines, out.lines_with_any(*_DIAG_NEEDLES), out.lines_with_any(*_CONTEXT_NEEDLES))
     failed = out.failed or any(kind.endswith("error") for kind, _, _ in groups)
     warning_groups = []
@@ -77,10 +84,10 @@ def select(out: Output) -> Selection:
             continue
         if i in important:
             sel.pin(i)
-        elif _is_command(line):
+        elif is_compiler_command(line):
             sel.hide(i, "build commands")
-        elif _PROGRESS_RE.match(line.lstrip()):
-            sel.hide(i, "build progress lines")
+        elif _PROGRESS_RE.match(line.lstrip()) or (failed and line.startswith("-- ")):
+            sel.hide(i, "build progress lines")  # on failure cmake's "-- Configuring done" is progress too
     return sel
 
 
@@ -98,13 +105,15 @@ def _error_group(sel: Selection, start: int, stop: int) -> None:
             notes += in_note
         if in_note and notes > MAX_NOTES:
             sel.hide(j, "candidate notes")
+        elif _MARKER_LINE_RE.match(line):
+            sel.hide(j, MARKER_LINES)
         elif _SYSTEM_REQUIRED_RE.match(line):
             sel.hide(j, "template instantiation lines")
         else:
             sel.pin(j)
 
 
-def _is_command(line: str) -> bool:
+def is_compiler_command(line: str) -> bool:
     """A compiler or tool invocation echoed by make: `cc -O2 -c -o x.o x.c`, `/usr/bin/ar rcs ...`."""
     word = line.lstrip().split(" ", 1)[0]
     name = word.rsplit("/", 1)[-1]

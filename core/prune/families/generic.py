@@ -2,6 +2,9 @@
 
 Also the last step of the budget: when a family's result is still too long, this is the rule that
 knows nothing about the tool and still keeps what looks like an error.
+
+Understands no tool: it is the general layer itself (tracebacks, stack traces of innermost-first
+runtimes, diagnostics in their common shapes, test-runner outcomes, error windows, head and tail).
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ from core.prune import diagnostics, pytraceback, stacks
 from core.prune.families.base import Family
 from core.prune.output import Output
 from core.prune.rules import (
+    COUNTS_RE,
     LOCATION_RE,
     LOG_RECORD_RE,
+    TEST_FAILURE_RE,
     WARNING_RE,
     keep_head_tail,
     lines_containing,
@@ -20,10 +25,10 @@ from core.prune.selection import UNSET, Selection
 
 SHORT_LINES = 40  # below this many lines nothing is worth hiding
 HEAD, TAIL = 10, 20
-ERROR_HEAD, ERROR_TAIL = 4, 10  # when errors say what went wrong, the start matters less
+ERROR_HEAD, ERROR_TAIL = 3, 8  # when errors say what went wrong, the start matters less
 BEFORE, AFTER = 3, 8
 MAX_LOCATIONS = 60
-MAX_WARNINGS, ERROR_WARNINGS = 10, 3
+MAX_WARNINGS, ERROR_WARNINGS = 10, 0
 SCAN_LINES = 5_000  # locations are looked for near the top only: a scan of every line costs too much
 
 
@@ -44,6 +49,7 @@ def select(out: Output) -> Selection:
 def mark_errors(sel: Selection, out: Output) -> None:
     """Pin error lines and tracebacks, keep context, a few locations and warnings."""
     spans = pytraceback.apply(sel, out) + stacks.apply(sel, out) + diagnostics.apply(sel, out)
+    _pin_outcomes(sel, out)
     inside = bytearray(len(out.lines))
     for start, stop in spans:
         inside[start:stop] = b"\x01" * (stop - start)
@@ -80,3 +86,14 @@ def _keep_around(sel: Selection, lines: list[str], errors: list[int]) -> None:
             if LOG_RECORD_RE.match(lines[j]):
                 break
             sel.keep(j)
+
+
+def _pin_outcomes(sel: Selection, out: Output) -> None:
+    """Whatever the runner: lines of counts (the summary), failing tests and assertion sides."""
+    lines = out.lines
+    needles = (", ", " and ", "not ok", "✗", "✕", "✖", "×", "expected", "actual", "received", "got", "want",
+               "left", "right", "obtained")
+    for i in lines_containing(out.lower, out.starts, needles):
+        line = lines[i]
+        if len(line) < 300 and (COUNTS_RE.search(line) or TEST_FAILURE_RE.match(line)):
+            sel.pin(i)

@@ -3,6 +3,9 @@
 Every file header, hunk header and changed line stays. A generated or data file whose hunks are
 large (a lock file, a regenerated JSON fixture, a minified bundle) keeps its headers and a count of
 its changes instead of the changes. Context lines are the first thing the budget may take.
+
+Understands git diff/show/stash/format-patch (git 2.x, any -U), `diff -u`, and formatters' --diff.
+Falls through: word diffs (--word-diff), --color-moved, combined merge diffs (`diff --cc`) keep all lines.
 """
 
 from __future__ import annotations
@@ -57,7 +60,30 @@ def select(out: Output) -> Selection:
     for k, start in enumerate(files):
         stop = files[k + 1] if k + 1 < len(files) else len(lines)
         _file(sel, start, stop)
+    sel.vital = [set(files), _messages(sel, files[0] if files else len(lines))]
     return sel
+
+
+def _messages(sel: Selection, first: int) -> set[int]:
+    """A tool's own lines among the hunks (`would reformat x.py`, `6 files would be reformatted`):
+    pinned, and kept before the hunks when the budget cuts."""
+    lines = sel.lines
+    in_hunk = False
+    found: set[int] = set()
+    for i in range(first, len(lines)):
+        line = lines[i]
+        if line.startswith("@@"):
+            in_hunk = True
+        elif line.startswith(("diff ", "--- ", "+++ ", "index ", "new file", "deleted file", "similarity",
+                              "rename ", "old mode", "new mode", "Binary files")):
+            in_hunk = False
+        elif not line.strip() or (in_hunk and line[:1] in " +-\\"):
+            continue
+        else:
+            in_hunk = False
+            sel.pin(i)
+            found.add(i)
+    return found
 
 
 def _plain_diff_starts(lines: list[str]) -> list[int]:
@@ -69,8 +95,10 @@ def _file(sel: Selection, start: int, stop: int) -> None:
     lines = sel.lines
     hunk = next((j for j in range(start, stop) if lines[j].startswith("@@")), stop)
     sel.pin_range(start, hunk)  # diff --git, mode, rename, ---, +++ and "Binary files ... differ"
+    git = lines[start].startswith("diff --git ")
     for j in range(start + 1, hunk):
-        if lines[j].startswith("index ") and hunk - start > 2:  # blob hashes: nothing to act on
+        # blob hashes say nothing to act on, and `--- a/x`/`+++ b/x` repeat the `diff --git` line
+        if git and (lines[j].startswith("index ") or (lines[j].startswith(("--- a/", "+++ b/")) and hunk < stop)):
             sel.level[j] = HIDDEN
             sel.reasons[j] = INDEX
     path = _path(lines[start])

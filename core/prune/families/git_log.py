@@ -2,6 +2,9 @@
 
 The most recent commits matter: their `commit` and subject lines stay, with author and date for
 the first few; bodies shrink, older commits go. With -p only the newest commit keeps its patch.
+
+Understands git 2.x default, --oneline, --graph, --stat and -p formats. Falls through: --format= with
+no `commit` line is kept as oneline; `git log -p -N` of a few commits is a view (kept whole).
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from core.prune.selection import Selection
 _COMMIT_RE = re.compile(r"^[*|\\/ ]*commit [0-9a-f]{7,64}\b")
 _ONELINE_RE = re.compile(r"^[*|\\/ ]*[0-9a-f]{7,64} \S")
 _META_RE = re.compile(r"^[*|\\/ ]*(?:Author|AuthorDate|Commit|CommitDate|Date|Merge|Reflog):")
-SHOWN = 5  # commits that keep their commit, author, date and subject lines
-DETAILED = 2  # commits that also keep the start of their message body
+SHOWN = 5  # commits that keep their commit and subject lines
+DETAILED = 2  # commits that also keep their author, date and the start of their message body
 BODY_LINES = 6
 PATCH_LINES = 120  # of the newest commit's --stat or -p output
 ONELINE_SHOWN = 40
@@ -47,7 +50,7 @@ def _commit(sel: Selection, start: int, stop: int, detailed: bool, newest: bool)
     message = [j for j in range(start + 1, stop) if lines[j].lstrip("*|\\/ ").strip() and
                lines[j].lstrip("*|\\/").startswith("    ")]
     for j in range(start + 1, stop):
-        if _META_RE.match(lines[j]):
+        if _META_RE.match(lines[j]) and detailed:
             sel.keep(j)
     if message:
         sel.pin(message[0])

@@ -5,6 +5,8 @@ Branch lines, section headers and every staged, unstaged, unmerged or deleted en
 extension (`.orig`, `.pyc`...), tool folders (`__pycache__`, `node_modules`...), and large groups
 of machine-named files sharing a folder and extension (`data/cache_01d89a02.json` x 262). What
 remains, plausibly new source files, is listed.
+
+Understands git 2.x long format and -s/--porcelain v1. Falls through: --porcelain=v2 lines stay as context.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 `=== RUN` and `--- PASS` lines go, with the log lines of tests that passed. A failing test's
 `--- FAIL:` line, its `x_test.go:12: got 1, want 2` lines, panics (the first frames of the
 goroutine), compile errors and the `FAIL`/`ok` package lines stay.
+
+Understands go 1.18+ `go test` (-v or not), go vet and build errors. Falls through: gotestsum's own
+formats and `-json` output go to the general layer's counts and error anchors.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Kept: the first emitted assets, entrypoints, every ERROR block, warning headlines, and the
 `compiled successfully` / `✓ built in` / `created ... in` lines. Gone: progress, `<t>` timings,
 `LOG from` sections, module and chunk trees, the rest of long asset lists.
+
+Understands webpack 5 (stats normal/verbose), vite 4-8 (rollup and rolldown), rollup 3-4, esbuild and
+parcel 2 errors. Falls through: turbopack and rspack progress lines are general context.
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ def select(out: Output) -> Selection:
     summaries = out.lines_with_any(*_SUMMARY_NEEDLES)
     for i, line in enumerate(lines):
         indented = line[:1] in (" ", "\t")
+        if block and line.startswith(" @ ") and lines[i - 1].startswith(" @ "):
+            sel.hide(i, "import chain lines")  # the importer of the importer: the first one says where
+            continue
         if block and not is_blank(line):
             block_lines += 1
             if block == "error" and block_lines <= MAX_ERROR_LINES:
@@ -93,7 +99,7 @@ def select(out: Output) -> Selection:
         elif line.startswith("asset ") or (i in sized and _ASSET_RE.match(line)):
             tree, log = True, False  # an asset's indented details follow it
             assets += 1
-            if assets <= MAX_ASSETS:
+            if assets <= MAX_ASSETS and not out.failed:  # a failed build's assets are stale or partial
                 sel.pin(i)
             else:
                 sel.hide(i, "asset lines")

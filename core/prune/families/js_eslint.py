@@ -1,5 +1,9 @@
 """eslint: errors (with their file header) and the `✖ N problems` summary stay; warnings go when
-there are errors, and are capped when there are none."""
+there are errors, and are capped when there are none.
+
+Understands eslint 8-10 stylish and unix formats. Falls through: json, compact and codeframe formats
+(their findings are picked up by the general diagnostics shapes).
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,9 @@
 Passing suites and ✓ lines go. A failing suite's `●` blocks (or vitest's `FAIL file > test`
 blocks) stay whole except for stack frames inside node_modules and node internals; the closing
 `Tests:` / `Test Files` / `N passing` lines are pinned.
+
+Understands jest 27-30, vitest 1-3, mocha 10 spec, node --test (spec and TAP) and plain TAP.
+Falls through: ava and jasmine reporters keep their error lines and counts through the general layer.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ _TAP_NOT_OK_RE = re.compile(r"not ok \d+ ")
 MAX_PINNED_BODY = 80
 _SUMMARY_FIRST = set("TSRDℹ#0123456789")
 
+# A code frame's lines other than the failing one: `      21 |     const o = ...`, `         |   ^`.
+_FRAME_CONTEXT_RE = re.compile(r"^\s+(?:\d+ \||\|\s+\^)")
+CODE_FRAME = "code frame lines"
 PASSING = "passing tests"
 PASSING_SUITES = "passing suite lines"
 LIBRARY_FRAMES = "library stack frames"
@@ -43,6 +49,7 @@ def detect(out: Output) -> int:
 
 def select(out: Output) -> Selection:
     sel = Selection(out.lines, default=KEPT)
+    sel.quiet.add(CODE_FRAME)
     errors = out.error_set
     mode = "top"  # "pass": inside a passing suite; "fail": inside a failing one; "body": a failure
     pinned_in_body = 0
@@ -73,11 +80,17 @@ def select(out: Output) -> Selection:
                 sel.pin(i)
         elif first == "a" and _LIBRARY_FRAME_RE.match(s):
             sel.hide(i, LIBRARY_FRAMES)
+        elif mode == "body" and _FRAME_CONTEXT_RE.match(line):
+            sel.hide(i, CODE_FRAME)  # the `>` line says which statement failed; its neighbours go
         elif mode == "body" and pinned_in_body < MAX_PINNED_BODY:
             sel.pin(i)
             pinned_in_body += 1
         elif i in errors:
             sel.pin(i)
+    if not out.failed and out.exit_code is not None:  # all passed: the counts say it
+        for i in range(len(sel)):
+            if sel.level[i] == KEPT and sel.lines[i].strip():
+                sel.hide(i, PASSING_SUITES)
     return sel
 
 

@@ -1,5 +1,8 @@
 """tsc: every `file(3,5): error TS2322: ...` (or pretty `file:3:5 - error TS2322: ...`) line stays,
-with its message chain; code frames stay for the first errors only; `Found N errors` is pinned."""
+with its message chain; code frames stay for the first errors only; `Found N errors` is pinned.
+
+Understands tsc 4-5 plain and --pretty output and vue-tsc. Falls through: tsc -b progress (--verbose).
+"""
 
 from __future__ import annotations
 
@@ -15,8 +18,9 @@ _SNIFF_RE = re.compile(_ERROR_RE.pattern, re.M)
 _PLAIN_ERROR_RE = re.compile(r"^(?:error|warning) TS\d+: ")  # errors without a file (bad tsconfig)
 _FOUND_RE = re.compile(r"^Found \d+ errors?\b")
 _TABLE_HEAD = "Errors  Files"
-MAX_FRAMES = 8  # errors that keep their code frame; later ones keep their message only
-MAX_TABLE_ROWS = 30
+MAX_FRAMES = 3  # errors that keep their code frame; later ones keep their message only
+MAX_TABLE_ROWS = 0  # the per-file table repeats the locations above it
+FRAME_LINES = "code frame lines"
 
 
 def detect(out: Output) -> int:
@@ -28,6 +32,7 @@ def detect(out: Output) -> int:
 def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
+    sel.quiet.add(FRAME_LINES)
     errors = 0
     in_error = in_message = in_table = False
     table_rows = 0
@@ -51,7 +56,7 @@ def select(out: Output) -> Selection:
                 continue
             in_message = False
             if errors > MAX_FRAMES:
-                sel.hide(i, "code frame lines")
+                sel.hide(i, FRAME_LINES)
     return sel
 
 

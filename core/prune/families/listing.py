@@ -2,6 +2,9 @@
 
 Thousands of paths say little one by one. Kept: the first lines, counts by folder and by
 extension, the last lines (where a listing's total sits), and any error (`Permission denied`).
+
+Understands find, fd, ls -l/-R, tree, du, tar -t/-tv, unzip -l, git ls-files, rg --files. `ls` of one
+folder within the budget is a view and kept whole.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from core.prune.selection import Selection
 _LISTERS = ("find", "ls", "tree", "du", "fd", "fdfind", "locate", "tar", "unzip", "zipinfo", "bsdtar", "exa", "eza",
             "lsd", "dir")
 SHORT = 40
-HEAD, TAIL = 8, 5
+HEAD, TAIL = 5, 5
 TOP_FOLDERS, TOP_EXTENSIONS = 5, 5
 
 

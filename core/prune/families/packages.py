@@ -3,6 +3,9 @@
 On success only the outcome matters (`added 12 packages`, `Successfully installed ...`,
 `Resolved 8 packages`) and any error-looking line; on failure everything but the chatter, with the
 errors pinned. Download, resolution and verbose chatter goes either way.
+
+Understands npm 9-11, pnpm 8-12, yarn 1 and berry, bun, pip 23-25, uv, poetry, and apt/dnf/brew-style
+installs (by the last line naming each package). Falls through: conda's solver tables are context.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import re
 
 from core.prune.families.base import COMMAND, CONTENT, Family
+from core.prune.families.c_build import is_compiler_command
 from core.prune.output import Output
 from core.prune.rules import COUNTS_RE, keep_head_tail, keep_windows
 from core.prune.selection import Selection
@@ -44,11 +48,12 @@ _DOWNLOAD_RE = re.compile(
 )
 _WARN_RE = re.compile(r"npm (?:WARN|warn)|WARNING:|warning |warning:|⚠|WARN ")
 MAX_WARNINGS = 5
+FAILED_WARNINGS = 1  # on failure the errors say what went wrong; engine and peer warnings rarely do
 MAX_NAMED = 20
 
 
 BEFORE, AFTER = 2, 3
-HEAD, TAIL = 3, 8
+HEAD, TAIL = 1, 8
 
 
 def detect(out: Output) -> int:
@@ -73,13 +78,15 @@ def select(out: Output) -> Selection:
         s = line.lstrip()
         if _ERROR_RE.match(s) or _OUTCOME_RE.match(s) or COUNTS_RE.search(s):
             sel.pin(i)
+        elif out.failed and is_compiler_command(s):
+            sel.hide(i, "build commands")
         elif _DOWNLOAD_RE.match(s):
             sel.hide(i, "download lines")
         elif _VERBOSE_RE.match(s):
             sel.hide(i, "verbose lines")
         elif _WARN_RE.match(s):
             warnings += 1
-            if warnings <= MAX_WARNINGS:
+            if warnings <= (FAILED_WARNINGS if out.failed else MAX_WARNINGS):
                 sel.keep(i)
             else:
                 sel.hide(i, "package warnings")

@@ -1,5 +1,8 @@
 """A Python program that crashed: the generic rules, which already fold library frames out of
-tracebacks, under the family's own name."""
+tracebacks, under the family's own name.
+
+Understands CPython 3.8-3.13 tracebacks, chained exceptions and logging output around them.
+"""
 
 from __future__ import annotations
 

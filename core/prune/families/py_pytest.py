@@ -5,6 +5,9 @@ pytest's report is a sequence of `=== title ===` sections. The progress section 
 FAILURES/ERRORS hold one `___ test id ___` block per failure, each a chain of frames that end in a
 `path:line: Exception` location; "short test summary info" repeats the failing ids; the last
 `=== ... in 0.37s ===` line is the summary.
+
+Understands pytest 7-9 default, -v, -q, -rA, --tb=long/short/line, pytest-cov and xdist output.
+Falls through: --tb=native tracebacks are handled as Python tracebacks; -p no:terminal output is general.
 """
 
 from __future__ import annotations
@@ -43,9 +46,14 @@ SOURCE = "test source lines"
 SEPARATORS = "frame separators"
 CARETS = "caret lines"
 CAPTURED = "captured output lines"
+REPEATED_BLOCK = "repeated traceback lines"
+HINTS = "pytest hint lines"
+# pytest's advice inside an assertion explanation, and its empty `E` lines: no fact about the failure.
+_HINT_RE = re.compile(r"^E\s*$|^E\s+(?:Omitting \d+ identical items|Use -v+ to get|\.\.\.Full output truncated"
+                      r"|Full diff:$)")
 REPORT = "report lines"
 CAPTURE_HEAD, CAPTURE_TAIL = 15, 5
-REPORT_LINES = 6
+REPORT_LINES = 4  # a report section keeps its title and column header; TOTAL and errors are pinned
 
 
 def detect(out: Output) -> int:
@@ -59,7 +67,9 @@ def detect(out: Output) -> int:
 def select(out: Output) -> Selection:
     lines = out.lines
     sel = Selection(lines, default=KEPT)
-    sel.quiet.update((SOURCE, SEPARATORS, CARETS))
+    sel.quiet.update((SOURCE, SEPARATORS, CARETS, REPEATED_BLOCK, HINTS))
+    if out.has("short test summary info"):  # the summary and the final line say it all again
+        sel.quiet.update((HEADER, PASSING, SKIPPED, PROGRESS, REPEATED))
     # The short summary repeats the failing ids, so their progress lines can go.
     repeated = out.has("short test summary info")
     section = "start"
@@ -69,7 +79,9 @@ def select(out: Output) -> Selection:
     for i, line in enumerate(lines):
         if line.startswith("=") and (m := _SECTION_RE.match(line)):
             section = _section(m.group(1))
-            if section == "report":
+            if section == "start" and repeated:
+                sel.hide(i, HEADER)
+            elif section == "report":
                 blocks.append(("report", []))
             else:
                 sel.pin(i)
@@ -78,7 +90,9 @@ def select(out: Output) -> Selection:
             sel.pin(i)
         elif section == "start":
             collecting = collecting or not _HEADER_RE.match(line) or i in errors
-            if collecting:
+            if collecting and repeated and line.startswith(("collected ", "collecting ")):
+                sel.hide(i, HEADER)  # the final line has the counts
+            elif collecting:
                 _progress_line(sel, i, line, repeated)
             else:
                 sel.hide(i, HEADER)  # platform, rootdir, plugins, hypothesis profile...
@@ -91,9 +105,20 @@ def select(out: Output) -> Selection:
         elif section == "summary":
             if line.startswith(("FAILED", "ERROR", "XPASS")):
                 sel.pin(i)
+            elif line.startswith(("SKIPPED", "XFAIL")):
+                sel.hide(i, SKIPPED)  # counted in the final line
         elif section == "report":
             blocks[-1][1].append(i)
+    seen: set[tuple[str, ...]] = set()
     for kind, block in blocks:
+        if kind == "failure" and block:
+            # A module-scoped fixture that fails prints the same traceback once per test.
+            key = tuple(lines[i] for i in block)
+            if key in seen:
+                sel.hide_all(block, REPEATED_BLOCK)
+                sel.note(block[0], "[the same traceback as the failure above]")
+                continue
+            seen.add(key)
         (_failure if kind == "failure" else _report)(sel, block, errors)
     return sel
 
@@ -148,6 +173,8 @@ def _failure(sel: Selection, block: list[int], errors: frozenset[int]) -> None:
             anchor, short_frame = i, False
         elif CARET_RE.match(line):
             sel.hide(i, CARETS)
+        elif _HINT_RE.match(line):
+            sel.hide(i, HINTS)
         elif line.startswith("E ") or line == "E":
             sel.pin(i)
             anchor, short_frame = i, False

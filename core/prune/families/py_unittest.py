@@ -2,6 +2,9 @@
 
 `test_x (pkg.T.test_x) ... ok` lines and the dots go; the `FAIL:`/`ERROR:` headers, their
 tracebacks (library frames folded), `Ran N tests` and the `FAILED (failures=1)`/`OK` line stay.
+
+Understands unittest at verbosity 1-2, Django's test runner and green. Falls through: nose2 plugins'
+extra sections are context.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ _DOTS_RE = re.compile(r"^[.sxEFu]+$")
 _HEAD_RE = re.compile(r"^(?:FAIL|ERROR|UNEXPECTED SUCCESS): ")
 _RAN_RE = re.compile(r"^Ran \d+ tests? in ", re.M)
 _VERDICT_RE = re.compile(r"^(?:OK|FAILED|NO TESTS RAN)\b")
+_SEPARATOR_RE = re.compile(r"^(?:={20,}|-{20,})$")
+SEPARATORS = "separator lines"
 
 
 def detect(out: Output) -> int:
@@ -28,9 +33,15 @@ def detect(out: Output) -> int:
 
 def select(out: Output) -> Selection:
     sel = Selection(out.lines, default=KEPT)
+    sel.quiet.add(SEPARATORS)
+    headed = out.has("\nFAIL: ", "\nERROR: ")  # the failure blocks name the failing tests again
     for i, line in enumerate(out.lines):
         if line.endswith(("ok", "'", "failure")) and (m := _RESULT_RE.search(line)):
             sel.hide(i, "passing tests" if m.group(1) == "ok" else "skipped tests")
+        elif headed and line.endswith((" ... FAIL", " ... ERROR")):
+            sel.hide(i, "failing tests (see below)")
+        elif _SEPARATOR_RE.match(line):
+            sel.hide(i, SEPARATORS)
         elif _DOTS_RE.match(line) and "E" not in line and "F" not in line:
             sel.hide(i, "progress lines")
         elif _HEAD_RE.match(line) or _RAN_RE.match(line) or _VERDICT_RE.match(line):

@@ -4,6 +4,9 @@ A diagnostic is a block from `error[E0308]: ...` / `warning: ...` to the next bl
 ` --> file:line:col` and the annotated source. Error blocks stay whole; warning blocks go when
 anything failed and shrink to their headline and location otherwise. `Compiling`/`Downloaded`
 lines and passing `test x ... ok` lines go; panics, failures and `test result:` lines stay.
+
+Understands cargo/rustc 1.60+ human diagnostics, cargo test and nextest's libtest-like lines, clippy.
+Falls through: --message-format=json and RUST_BACKTRACE frames outside a test (the general stack layer).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections import Counter
 from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
 from core.prune.rules import FULL_WARNINGS, WARNING_LINES, is_blank, kinds_note
-from core.prune.selection import KEPT, Selection
+from core.prune.selection import HIDDEN, KEPT, Selection
 
 _DIAG_RE = re.compile(r"^(error|warning)(?:\[\w+\])?(?::|$)")
 # cargo's status lines: a capitalised verb right-aligned in 12 columns ("   Compiling", "    Finished").
@@ -29,6 +32,8 @@ _FAILURE_HEAD_RE = re.compile(r"^---- \S.* (?:stdout|stderr) ----$")
 _LIBRARY_FRAME_RE = re.compile(r"^\s+\d+: (?:std::|core::|alloc::|test::|rust_begin_unwind|__rust|<alloc::|<core::|"
                                r"<std::|_start|__libc|main$)|^\s+at /rustc/")
 MAX_ERROR_LINES = 60
+_BINARY_RE = re.compile(r"^\s+(?:Running \S|Doc-tests \S)")
+PASSING_BINARIES = "lines of test binaries that passed"
 _QUOTED_RE = re.compile(r"`[^`]*`")
 
 
@@ -74,7 +79,24 @@ def select(out: Output) -> Selection:
             sel.pin(i)
         elif is_blank(line):
             in_failure = False
+    if failed:
+        _fold_passing_binaries(sel)
     return sel
+
+
+def _fold_passing_binaries(sel: Selection) -> None:
+    """When something failed, a test binary that passed whole is one fact: its lines go, counted."""
+    lines = sel.lines
+    start = None
+    for i, line in enumerate(lines):
+        if _BINARY_RE.match(line):
+            start = i
+        elif start is not None and line.startswith("test result: "):
+            if line.startswith("test result: ok."):
+                sel.hide_range(start, i + 1, PASSING_BINARIES)
+                for j in range(start, i + 1):
+                    sel.level[j], sel.reasons[j] = HIDDEN, PASSING_BINARIES  # its pinned result line too
+            start = None
 
 
 def _is_progress(line: str) -> bool:
