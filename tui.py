@@ -26,6 +26,8 @@ def unavailable_reason() -> str | None:
     if sys.platform == "win32" and not _windows_console():
         return ("this is not a Windows console (Git Bash's mintty?); run it with `winpty deepseek-agent`, "
                 "or from Windows Terminal, cmd or PowerShell")
+    if sys.platform == "win32" and _under_wine():
+        return "wine's console garbles full-screen drawing (colours, the last column)"
     if os.environ.get("TERM") == "dumb":
         return "TERM=dumb"
     return None
@@ -41,6 +43,16 @@ def _windows_console() -> bool:
         kernel32.GetStdHandle.restype = wintypes.HANDLE
         mode = wintypes.DWORD()
         return all(kernel32.GetConsoleMode(kernel32.GetStdHandle(n), ctypes.byref(mode)) for n in (-10, -11))
+    except (AttributeError, OSError):
+        return False
+
+
+def _under_wine() -> bool:
+    """Wine's ntdll exports wine_get_version; Windows' does not."""
+    try:
+        import ctypes
+
+        return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")  # type: ignore[attr-defined]
     except (AttributeError, OSError):
         return False
 

@@ -99,7 +99,7 @@ class AgentApp:
         view.on_approval = self.dialog.open
         body = HSplit([
             Window(self.transcript, wrap_lines=False, always_hide_cursor=True),
-            Window(FormattedTextControl(lambda: status_fragments(self.view.status, self._width())), height=1),
+            Window(FormattedTextControl(lambda: status_fragments(self.view.status, self._width() - 1)), height=1),
             self.input,
             self.search,
         ])

@@ -66,6 +66,9 @@ class Transcript(UIControl):
         return lines[offset] if offset < len(lines) else []
 
     def create_content(self, width: int, height: int | None) -> UIContent:
+        # The last column stays empty: consoles that wrap on writing it (wine's, older conhosts)
+        # would push every following line down, and wide glyphs measured differently cannot spill.
+        width = max(10, width - 1)
         self.height = max(1, height or 1)
         for _ in range(3):  # estimates near the viewport become exact, which may move it
             self._layout(width)
