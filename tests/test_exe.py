@@ -35,12 +35,6 @@ ANSWER = "你好！我是 deepseek-agent 👋 ✓"
 PROMPT = "请用中文回答：你好 🙂"
 
 
-# Seen with wine 8.0 and with Windows CPython running the source alike, so not the exe's doing;
-# whether a real Windows console shows the same cannot be checked here. The tests still run.
-WINE_TUI_GAP = ("under wine's console the TUI draws no code blocks and its key dialog shows raw "
-                "colour sequences")
-
-
 @dataclass
 class Exe:
     """An exe ready to run: its path and how to start it (directly, or through wine)."""
@@ -253,11 +247,9 @@ def test_modules_loaded_by_name_are_bundled(exe: Exe) -> None:
 
 
 @pytest.mark.terminal
-def test_first_run_offers_to_save_the_key_beside_the_exe(exe: Exe, tmp_path: Path,
-                                                          request: pytest.FixtureRequest) -> None:
+def test_first_run_offers_to_save_the_key_beside_the_exe(exe: Exe, tmp_path: Path) -> None:
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed (.ci/run installs it)")
-    request.applymarker(pytest.mark.xfail(exe.wine, reason=WINE_TUI_GAP, strict=False))
     app = exe.install(tmp_path / "app")
     term = app.terminal(tmp_path, tmp_path)
     try:
@@ -295,13 +287,11 @@ def _settled(term: Terminal, quiet: float = 1.5, timeout: float = 90) -> str:
 
 
 @pytest.mark.terminal
-def test_the_interactive_exe_shows_an_emoji_answer(exe: Exe, tmp_path: Path, server: ScriptedServer,
-                                                   request: pytest.FixtureRequest) -> None:
+def test_the_interactive_exe_shows_an_emoji_answer(exe: Exe, tmp_path: Path, server: ScriptedServer) -> None:
     """Run in a terminal with no flags, as after a double-click: the full-screen TUI (or, where it
     cannot start, the plain REPL) answers with Markdown, an emoji and highlighted code."""
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed (.ci/run installs it)")
-    request.applymarker(pytest.mark.xfail(exe.wine, reason=WINE_TUI_GAP, strict=False))
     server.add(Reply(text_events("## 结果 🎉\n\n```python\nprint('你好')\n```\n\nall done ✅")))
     app = exe.install(tmp_path / "app", DEEPSEEK_API_KEY=TEST_KEY, DEEPSEEK_BASE_URL=server.url)
     workspace = tmp_path / "ws"
