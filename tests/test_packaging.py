@@ -50,7 +50,7 @@ def test_the_wheel_holds_every_package_and_the_command(wheel: Path) -> None:
         assert f"{package}/__init__.py" in names, package
     assert "agent.py" in names and not any(n.startswith("tests/") for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "deepseek-agent = agent:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "deepseek-agent = agent:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the venv layout differs; the exe is Windows' package")
