@@ -124,6 +124,7 @@ def _workspace(cwd: Path | None) -> Path:
 def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
     from core.config import ConfigError
     from core.journal import JournalError
+    from core.prompt import read_agents_md
     from core.session import SessionNotFound, open_session
 
     try:
@@ -133,7 +134,8 @@ def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
         raise ConfigError(f"Cannot resume: {exc}.") from None
     except JournalError as exc:
         raise ConfigError(f"Cannot start the session: {exc} (set AGENT_SESSIONS_DIR to a writable folder).") from None
-    for notice in session.notices:
+    # The user hears of an AGENTS.md that was skipped or cut; the session's instructions tell the model.
+    for notice in filter(None, [*session.notices, read_agents_md(workspace).notice]):
         emit("notice", {"kind": "info", "message": notice})
     return session
 

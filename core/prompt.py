@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import os
 import platform
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.tools.shell import detect_shell
-from core.tools.workspace import OutsideWorkspace, Workspace
+from core.tools.workspace import OutsideWorkspace, SymlinkLoop, Workspace
 
 AGENTS_FILE = "AGENTS.md"
 MAX_AGENTS_CHARS = 40_000
@@ -38,43 +40,83 @@ def build_instructions(root: Path, shell_dialect: str | None = None) -> str:
     system = f"{platform.system() or 'unknown OS'} {platform.release()}".strip()
     text = _BASE.format(os=system, root=root, shell=shell_dialect or detect_shell().dialect,
                         date=datetime.date.today().isoformat())
-    agents = load_agents_md(root)
+    agents = read_agents_md(root).text
     if agents:
         text += f"\n\nProject instructions from {AGENTS_FILE} (follow them):\n{agents}"
     return text
 
 
-def load_agents_md(root: Path) -> str:
+@dataclass(frozen=True)
+class AgentsMd:
+    """The project's AGENTS.md as the model gets it, and what the user is told when it was skipped
+    or cut ("" when it was used whole, or there is none)."""
+
+    text: str = ""
+    notice: str = ""
+
+
+def read_agents_md(root: Path) -> AgentsMd:
     """The project's AGENTS.md, read through the file tools' workspace guard.
 
-    It is read on the agent's own initiative, before any approval, so a cloned repository must not
-    be able to point it elsewhere: the resolved path stays inside the workspace, it is a regular
-    file (a FIFO or `/dev/zero` would hang the start), and only a bounded number of bytes is read."""
+    It is read on the agent's own initiative, before any approval, and a cloned repository decides
+    what it is. So the resolved path stays inside the workspace, it is a regular file (a FIFO or
+    `/dev/zero` would hang the start), only a bounded number of bytes is read, and it must be text:
+    UTF-8, or UTF-16 with a BOM (Notepad's "Unicode"). Whatever fails is skipped with a note for the
+    model and a notice for the user; the start goes on."""
     try:
         path = Workspace(root).resolve(AGENTS_FILE)
+    except SymlinkLoop:
+        return _skipped("it is a symlink loop")
     except OutsideWorkspace:
-        return f"[{AGENTS_FILE} was not read: it points outside the workspace]"
+        return _skipped("it points outside the workspace")
+    if path.is_dir():
+        return _skipped("it is a folder")
     if not path.exists():
-        return ""
+        return AgentsMd()
     try:
-        raw = _read_regular(path, MAX_AGENTS_CHARS * 4)
-    except OSError:
-        return ""
-    if raw is None:
-        return f"[{AGENTS_FILE} was not read: it is not a regular file]"
-    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
-    if len(text) > MAX_AGENTS_CHARS:
-        text = text[:MAX_AGENTS_CHARS] + f"\n[… {AGENTS_FILE} cut at {MAX_AGENTS_CHARS:,} characters]"
-    return text
+        read = _read_regular(path, MAX_AGENTS_CHARS * 4)
+    except OSError as exc:
+        return _skipped(f"it cannot be opened ({exc.strerror or exc})")
+    if read is None:
+        return _skipped("it is not a regular file")
+    raw, size = read
+    text = _decode(raw, cut=size > len(raw))
+    if text is None:
+        return _skipped("it is not UTF-8 text (save it as UTF-8)")
+    text = text.strip()
+    if len(text) <= MAX_AGENTS_CHARS and size == len(raw):
+        return AgentsMd(text)
+    text = text[:MAX_AGENTS_CHARS] + f"\n[… {AGENTS_FILE} cut at {MAX_AGENTS_CHARS:,} characters]"
+    return AgentsMd(text, f"{AGENTS_FILE} is {_size(size)}; only its first {MAX_AGENTS_CHARS:,} characters are used")
 
 
-def _read_regular(path: Path, limit: int) -> bytes | None:
-    """At most `limit` bytes of `path`, or None when it is not a regular file. Opened without
-    blocking, so a FIFO swapped in after the check cannot hang the start either."""
-    if not path.is_file():
-        return None
+def _skipped(why: str) -> AgentsMd:
+    return AgentsMd(f"[{AGENTS_FILE} was not read: {why}]", f"{AGENTS_FILE} was skipped: {why}")
+
+
+def _read_regular(path: Path, limit: int) -> tuple[bytes, int] | None:
+    """At most `limit` bytes of `path` and its size, or None when it is not a regular file. Opened
+    without blocking, so a FIFO swapped in after the check cannot hang the start either."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             return None
-        return handle.read(limit)
+        return handle.read(limit), info.st_size
+
+
+def _decode(raw: bytes, cut: bool) -> str | None:
+    """UTF-8 (BOM or not), or UTF-16 with a BOM; None for anything else. A character split by the
+    byte bound (`cut`) is dropped, not held against the file."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return raw[:len(raw) // 2 * 2].decode("utf-16", errors="replace").lstrip("\ufeff")
+    try:
+        return raw.decode("utf-8").lstrip("\ufeff")
+    except UnicodeDecodeError as exc:
+        if cut and exc.end == len(raw) and len(raw) - exc.start < 4:
+            return raw[:exc.start].decode("utf-8").lstrip("\ufeff")
+        return None
+
+
+def _size(size: int) -> str:
+    return f"{size / 1_048_576:.1f} MB" if size >= 1_048_576 else f"{max(1, size // 1024)} KB"

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.safety import is_credential_path
-from core.tools.workspace import OutsideWorkspace
+from core.tools.workspace import OutsideWorkspace, resolve_path
 
 DEFAULT_READ_LINES = 2000
 MAX_READ_CHARS = 60_000
@@ -267,7 +267,9 @@ def _entry(ctx: ToolContext, path: Path, suffix: str = "") -> str:
     name = path.relative_to(ctx.workspace.root).as_posix() + suffix
     if not path.is_symlink():
         return name
-    target = path.resolve()
+    target = resolve_path(path)
+    if target is None:
+        return f"{name} -> (a symlink loop)"
     inside = target == ctx.workspace.root or target.is_relative_to(ctx.workspace.root)
     shown = ctx.workspace.rel(target) if inside else "(outside the workspace)"
     return f"{name} -> {shown}{suffix if inside and target.is_dir() else ''}"
