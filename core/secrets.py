@@ -26,17 +26,38 @@ _SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = tuple(
 
 
 # -- the child environment ------------------------------------------------------------------------
-# A variable whose name contains one of these is not passed to commands (in the spirit of Codex's
-# shell_environment_policy), nor one whose value is a URL with credentials in it.
-SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASS", "PWD", "AUTH", "CREDENTIAL", "PRIVATE", "DSN", "JWT")
+# A variable is not passed to commands (in the spirit of Codex's shell_environment_policy) when its
+# name contains one of these parts ...
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASS", "PWD", "AUTH", "CREDENTIAL", "PRIVATE", "DSN", "JWT",
+                     "CONNECTION_STRING", "CONNSTR", "WEBHOOK", "BEARER")
+# ... or one of these words between underscores (as parts they would catch PATH and COOKIECUTTER_*) ...
+SECRET_NAME_WORDS = frozenset({"PAT", "COOKIE", "COOKIES", "CREDS"})
+# ... or it is git's configuration from the environment, which can carry a credential helper or an
+# Authorization header. It goes as a whole: git fails on a GIT_CONFIG_COUNT whose keys are missing.
+SECRET_NAMES = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*")
+# Words that are not secrets although they look like one. SESSION is not a secret word either:
+# DBUS_SESSION_BUS_ADDRESS and XDG_SESSION_* are what desktop tools need; a session's secret has
+# KEY, TOKEN or SECRET in its name.
 _SHELL_OWN = {"PWD", "OLDPWD"}  # the shell's current folder, not a password
 _ALWAYS_DROPPED = {"DEEPSEEK_API_KEY"}  # the agent's own key, whatever AGENT_ENV_KEEP says
+# A value is held back too when it is a URL with credentials, a connection string with a password
+# or account key in it, or shaped like a credential (`sk-…`, `ghp_…`, a private key: _SHAPES).
 _URL_WITH_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s]+@")
+_CONNECTION_SECRET = re.compile(r"(?i)(?:^|;)\s*(?:password|pwd|account\s*key|shared\s*access\s*(?:key|signature))\s*=")
 
 
 def is_secret_name(name: str) -> bool:
     upper = name.upper()
-    return upper not in _SHELL_OWN and any(part in upper for part in SECRET_NAME_PARTS)
+    if upper in _SHELL_OWN:
+        return False
+    return (any(part in upper for part in SECRET_NAME_PARTS) or not SECRET_NAME_WORDS.isdisjoint(upper.split("_"))
+            or _matches(upper, SECRET_NAMES))
+
+
+def is_secret_value(value: str) -> bool:
+    if _URL_WITH_USERINFO.search(value) or _CONNECTION_SECRET.search(value):
+        return True
+    return any(pattern.search(value) for literals, pattern, _ in _SHAPES if any(lit in value for lit in literals))
 
 
 @dataclass(frozen=True)
@@ -58,7 +79,7 @@ class EnvPolicy:
             return False
         if _matches(upper, self.keep):
             return True
-        return not is_secret_name(name) and not _URL_WITH_USERINFO.search(value)
+        return not is_secret_name(name) and not is_secret_value(value)
 
     def apply(self, environ: Mapping[str, str]) -> dict[str, str]:
         return {k: v for k, v in environ.items() if self.allows(k, v)}
