@@ -20,8 +20,9 @@ modes:
 
 exit codes (--one): 0 done, 1 error, 2 bad usage or settings, 3 step limit reached, 130 interrupted
 
-settings come from the environment, then a .env file next to the program, then defaults;
-see .env.example for every key."""
+settings come from the environment, then a .env file, then defaults; see .env.example for every key.
+the .env is next to the exe, or next to agent.py in a source checkout; installed with pip:
+%APPDATA%\\deepseek-agent\\.env on Windows, ~/.config/deepseek-agent/.env ($XDG_CONFIG_HOME) elsewhere."""
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -82,10 +83,10 @@ def _can_prompt() -> bool:
 
 
 def _ask_for_key(settings, args: argparse.Namespace):
-    """First run in a terminal: offer to save the key to .env (mode 0600) instead of failing."""
+    """First run in a terminal: offer to save the key to .env (mode 0600 on POSIX) instead of failing."""
     import getpass
 
-    from core.config import API_KEY, is_loopback, load_settings, save_setting
+    from core.config import API_KEY, is_loopback, load_settings, save_setting, saved_privately
 
     if is_loopback(settings.base_url):
         return settings
@@ -94,7 +95,8 @@ def _ask_for_key(settings, args: argparse.Namespace):
 
         key = tui.ask_key(settings.env_file)  # a masked field in a full-screen dialog
     else:
-        print(f"No DeepSeek API key yet. Paste it to save it in {settings.env_file} (readable only by you),\n"
+        private = " (readable only by you)" if saved_privately() else ""
+        print(f"No DeepSeek API key yet. Paste it to save it in {settings.env_file}{private},\n"
               f"or press Enter to quit and set {API_KEY} yourself.", file=sys.stderr)
         try:
             key = getpass.getpass("API key (hidden): ", stream=sys.stderr).strip()

@@ -1,9 +1,12 @@
-"""Settings: the environment first, then a `.env` file next to the program, then defaults.
+"""Settings: the environment first, then a `.env` file, then defaults.
 
 The `.env` lives next to the frozen exe (`sys.executable`, not PyInstaller's temporary unpack
-folder) or next to `agent.py` when run from source, so a double-clicked exe finds it whatever the
-working folder is. The API key is read at run time only: it is never baked into the exe, never
-copied into `os.environ` (children must not inherit it), and never printed.
+folder) or next to `agent.py` when run from a source checkout, so a double-clicked exe finds it
+whatever the working folder is. An installed package (`pip install .`: the code is in
+site-packages) reads it from the user's config folder instead (`default_env_file`). Never from the
+current folder: a cloned repository's `.env` could point the agent, and the key, at its own server.
+The API key is read at run time only: it is never baked into the exe, never copied into
+`os.environ` (children must not inherit it), and never printed.
 """
 
 from __future__ import annotations
@@ -32,6 +35,27 @@ def app_dir() -> Path:
     if getattr(sys, "frozen", False):
         return Path(sys.executable).resolve().parent
     return Path(__file__).resolve().parent.parent
+
+
+def default_env_file() -> Path:
+    """The `.env` the program reads, and where the first run saves the key: next to the exe or the
+    source checkout; for an installed package, `%APPDATA%\\deepseek-agent\\.env` on Windows and
+    `$XDG_CONFIG_HOME/deepseek-agent/.env` (`~/.config/...`) elsewhere, since site-packages is
+    shared by every user of that Python, often not writable, and replaced on upgrade."""
+    folder = app_dir()
+    if getattr(sys, "frozen", False) or folder.name not in ("site-packages", "dist-packages"):
+        return folder / ".env"
+    if sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    else:
+        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "deepseek-agent" / ".env"
+
+
+def saved_privately() -> bool:
+    """Whether `save_setting` makes the file readable only by its owner: mode 0600 on POSIX. On
+    Windows it takes its folder's permissions, so nothing may promise that there."""
+    return sys.platform != "win32"
 
 
 def parse_dotenv(text: str) -> dict[str, str]:
@@ -104,7 +128,7 @@ class Settings:
     prices: str = ""
     env_keep: str = ""  # AGENT_ENV_KEEP / AGENT_ENV_DROP: see core.secrets.EnvPolicy
     env_drop: str = ""
-    env_file: Path = field(default_factory=lambda: app_dir() / ".env")
+    env_file: Path = field(default_factory=default_env_file)
     # Where each setting the user gave came from (attribute -> "the environment variable X", a file,
     # "the command line"); settings left at their default or derived are absent. Errors cite it.
     sources: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -187,7 +211,7 @@ def load_settings(
 ) -> Settings:
     """Resolve every setting: overrides (command-line flags), environment, `.env`, defaults."""
     environ = os.environ if environ is None else environ
-    env_file = env_file or app_dir() / ".env"
+    env_file = env_file or default_env_file()
     file_values: dict[str, str] = {}
     if env_file.is_file():
         try:
@@ -197,10 +221,12 @@ def load_settings(
 
     def lookup(name: str) -> tuple[str, str]:
         """The value and where it came from. A variable set in the environment wins even when it is
-        empty (that is how to switch a .env value off); empty means the default."""
+        empty (that is how to switch a .env value off); empty means the default. Not for the key:
+        an empty DEEPSEEK_API_KEY (a shell template's `export DEEPSEEK_API_KEY=`) counts as unset,
+        or it would hide the key the first run has just saved to the .env."""
         if overrides and overrides.get(name):
             return overrides[name].strip(), "the command line"
-        if name in environ:
+        if name in environ and (name != API_KEY or environ[name].strip()):
             return environ[name].strip(), f"the environment variable {name}"
         return file_values.get(name, "").strip(), str(env_file)
 
@@ -306,5 +332,5 @@ def save_setting(env_file: Path, name: str, value: str) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write("\n".join(replaced) + "\n")
     os.replace(temp, env_file)
-    if sys.platform != "win32":
+    if saved_privately():
         os.chmod(env_file, 0o600)

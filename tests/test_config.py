@@ -170,10 +170,33 @@ def test_dotenv_escapes_and_windows_paths() -> None:
     assert values["D"] == 'say "hi"\tnow' and values["E"] == "raw \\n stays"
 
 
-def test_an_empty_environment_variable_switches_a_dotenv_value_off(tmp_path: Path) -> None:
+def test_an_empty_environment_variable_switches_a_dotenv_value_off_but_not_the_key(tmp_path: Path) -> None:
+    """An empty DEEPSEEK_API_KEY (a template's `export DEEPSEEK_API_KEY=`) counts as unset: it must not
+    hide the key the first run just saved to .env."""
     env_file = _env_file(tmp_path, "DEEPSEEK_API_KEY=from-file-123\nDEEPSEEK_MODEL=file-model\n")
-    s = load_settings(environ={"DEEPSEEK_API_KEY": "", "DEEPSEEK_MODEL": ""}, env_file=env_file)
-    assert s.api_key is None and s.model == "deepseek-v4-flash"
+    s = load_settings(environ={"DEEPSEEK_API_KEY": " ", "DEEPSEEK_MODEL": ""}, env_file=env_file)
+    assert s.api_key == "from-file-123" and s.api_key_source == str(env_file)
+    assert s.model == "deepseek-v4-flash"
+
+
+def test_an_installed_package_reads_env_from_the_user_config_folder(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """pip puts the code in site-packages: a .env there is shared, often not writable, and lost on upgrade."""
+    site = tmp_path / "lib" / "site-packages"
+    monkeypatch.setattr(config, "app_dir", lambda: site)
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    assert config.default_env_file() == tmp_path / "cfg" / "deepseek-agent" / ".env"
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    assert config.default_env_file() == Path.home() / ".config" / "deepseek-agent" / ".env"
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
+    assert config.default_env_file() == tmp_path / "Roaming" / "deepseek-agent" / ".env"
+    monkeypatch.setattr(config, "app_dir", lambda: tmp_path / "checkout")
+    assert config.default_env_file() == tmp_path / "checkout" / ".env"  # a source checkout keeps its own
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(config, "app_dir", lambda: site)  # an exe built from a venv still means its folder
+    assert config.default_env_file() == site / ".env"
 
 
 def test_a_key_that_cannot_be_sent_is_refused_without_showing_it(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from core import __version__
+from tests.sse_server import Reply, ScriptedServer, text_events
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,14 +54,25 @@ def test_the_wheel_holds_every_package_and_the_command(wheel: Path) -> None:
     assert "deepseek-agent = agent:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="the venv layout differs; the exe is Windows' package")
+def _install(wheel: Path, env_dir: Path) -> dict[str, str]:
+    """The wheel installed in a new venv at `env_dir`; the environment to run it in (no checkout on
+    the path, none of this machine's agent settings)."""
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--no-deps", "-q", str(wheel)]
+    environ = {k: v for k, v in os.environ.items()
+               if k != "PYTHONPATH" and not k.startswith(("DEEPSEEK_", "AGENT_"))}
+    assert subprocess.run(pip, capture_output=True, env=environ, check=False).returncode == 0
+    return environ
+
+
+posix_venv = pytest.mark.skipif(sys.platform == "win32", reason="the venv layout differs; the exe is Windows' package")
+
+
+@posix_venv
 def test_the_installed_command_runs_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:
     env_dir = tmp_path / "v"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
-    pip = [str(python), "-m", "pip", "install", "--no-deps", "-q", str(wheel)]
-    environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    assert subprocess.run(pip, capture_output=True, env=environ, check=False).returncode == 0
+    environ = _install(wheel, env_dir)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     version = subprocess.run([str(env_dir / "bin" / "deepseek-agent"), "--version"], capture_output=True,
@@ -71,3 +83,26 @@ def test_the_installed_command_runs_outside_the_checkout(wheel: Path, tmp_path: 
                            env=environ, check=False)
     assert where.returncode == 0, where.stderr
     assert str(env_dir) in where.stdout  # the installed copy, not the checkout
+
+
+@posix_venv
+def test_the_installed_command_reads_its_env_from_the_user_config_folder(wheel: Path, tmp_path: Path) -> None:
+    """Not from site-packages (shared, often read-only, replaced on upgrade), and not from the current
+    folder (a cloned repository's .env could send the key to its own server)."""
+    env_dir = tmp_path / "v"
+    environ = _install(wheel, env_dir)
+    config = tmp_path / "config" / "deepseek-agent"
+    config.mkdir(parents=True)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".env").write_text("DEEPSEEK_BASE_URL=http://127.0.0.1:9/v1\n")  # the repository's own: ignored
+    with ScriptedServer([Reply(text_events("answered from the config folder"))]) as server:
+        (config / ".env").write_text(f"DEEPSEEK_BASE_URL={server.url}\nDEEPSEEK_API_KEY=sk-from-config-0123456\n"
+                                     f"AGENT_SESSIONS_DIR={tmp_path / 'sessions'}\n")
+        done = subprocess.run([str(env_dir / "bin" / "deepseek-agent"), "--one", "hi"], capture_output=True,
+                              text=True, cwd=project, env={**environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
+                              check=False, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "answered from the config folder\n"
+    assert {k.lower(): v for k, v in server.headers[0].items()}["authorization"] == "Bearer sk-from-config-0123456"
+    assert not list((env_dir / "lib").glob("python*/site-packages/.env"))
