@@ -27,15 +27,20 @@ DIM, RED, YELLOW, CYAN, RESET = "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "
 PREVIEW_LINES = 4
 
 
+def cut(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters; where it is cut, a "…" says so."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def describe_call(name: str, arguments: Any) -> str:
     """A one-line summary of a tool call for humans."""
     if isinstance(arguments, dict):
         for key in ("command", "path", "pattern", "id"):
             if key in arguments:
                 value = " ".join(str(arguments[key]).split())
-                return f"{name} {value[:200]}"
+                return f"{name} {cut(value, 200)}"
         return name
-    return f"{name} {str(arguments)[:200]}"
+    return f"{name} {cut(str(arguments), 200)}"
 
 
 class PlainEmitter:
@@ -102,13 +107,13 @@ class PlainEmitter:
     def _on_tool_output(self, data: dict[str, Any]) -> None:
         if not self.one_shot:
             for line in data.get("text", "").splitlines()[-PREVIEW_LINES:]:
-                self._err(f"  │ {line[:200]}", DIM)
+                self._err(f"  │ {cut(line, 200)}", DIM)
 
     def _on_tool(self, data: dict[str, Any]) -> None:
         status = data.get("status", "ok")
         first = (data.get("result") or "").strip().splitlines()[:1]
         mark = "✓" if status == "ok" else "✗"
-        summary = f"  {mark} {status} ({data.get('duration', 0):.1f} s)" + (f": {first[0][:160]}" if first else "")
+        summary = f"  {mark} {status} ({data.get('duration', 0):.1f} s)" + (f": {cut(first[0], 160)}" if first else "")
         self._err(summary, DIM if status == "ok" else YELLOW)
 
     def _on_compaction_started(self, data: dict[str, Any]) -> None:
@@ -258,8 +263,11 @@ def run_repl(session: Session, interrupts: InterruptHandler, err: TextIO | None 
 def _repl(holder: list[Session], interrupts: InterruptHandler, err: TextIO) -> int:
     session = holder[0]
     agent = session.agent
-    err.write(f"deepseek-agent {__version__} · {agent.settings.model} · {agent.workspace.root}\n"
-              "Type a task, /help for commands; Ctrl-D or /exit to quit.\n")
+    # What the REPL writes itself passes the sanitiser too: a folder's name, or a reply naming where a
+    # resumed session was started, can hold escape sequences.
+    redact = Redactor(agent.settings.api_key)
+    err.write(shown(f"deepseek-agent {__version__} · {agent.settings.model} · {agent.workspace.root}\n", redact)
+              + "Type a task, /help for commands; Ctrl-D or /exit to quit.\n")
     err.flush()
     armed = False
     while True:
@@ -293,7 +301,7 @@ def _repl(holder: list[Session], interrupts: InterruptHandler, err: TextIO) -> i
             if reply.session is not None:
                 session = holder[0] = reply.session
                 agent = session.agent
-            err.write(reply.text + "\n")
+            err.write(shown(reply.text, redact) + "\n")
             err.flush()
             continue
         cancel = Cancel()
