@@ -14,6 +14,7 @@ import itertools
 import json
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from core import events as ev
@@ -38,6 +39,58 @@ DECISIONS = (
     Decision("deny_reason", "4", "", "deny, and tell the model why"),
 )
 _BY_INPUT = {name: d.id for d in DECISIONS for name in (d.id, d.key, d.alias) if name}
+
+
+# How a long action is shown (`compact_action`): its line breaks, and the lines left out between.
+NEWLINE_MARK = " ⏎ "
+MAX_SHOWN_LINES = 6
+MAX_RISKY_SHOWN = 3
+
+
+def compact_action(request: dict[str, Any], text: str, line_chars: int = 200) -> str:
+    """`text` (the request's action, already through the sanitiser) as a question shows it.
+
+    A model can put 40 harmless lines around one `rm`, and a prompt that prints them all scrolls
+    the `rm` off the screen. So an action of more than MAX_SHOWN_LINES lines, or with a line longer
+    than `line_chars`, becomes one line: line breaks shown as ⏎, its first and last lines and the
+    lines that are risky on their own kept, what lies between replaced by a "… N more lines …"
+    mark, and each kept line cut in the middle to `line_chars` with a mark saying how much."""
+    lines = text.rstrip("\n").split("\n")
+    if len(lines) <= MAX_SHOWN_LINES and all(len(line) <= line_chars for line in lines):
+        return "\n".join(lines)
+    keep = {0, len(lines) - 1, *sorted(_risky_lines(request, len(lines)))[:MAX_RISKY_SHOWN]}
+    parts: list[str] = []
+    left_out = 0
+    for number, line in enumerate(lines):
+        if number not in keep:
+            left_out += 1
+            continue
+        if left_out:
+            parts.append(f"… {left_out} more line{'s' if left_out > 1 else ''} …")
+            left_out = 0
+        parts.append(_cut_middle(line, line_chars))
+    return NEWLINE_MARK.join(parts)
+
+
+def _risky_lines(request: dict[str, Any], count: int) -> set[int]:
+    """The lines of a command that the safety rules flag on their own (numbered as in the action,
+    whose first line is the command's first line)."""
+    from core.tools.safety import destructive_reason  # the rules parse shell; only long actions need them
+
+    command = request.get("command")
+    lines = command.rstrip("\n").split("\n") if isinstance(command, str) else []
+    if len(lines) != count:  # not a command, or redaction joined lines: the numbers would not match
+        return set()
+    workspace = Path(str(request.get("cwd") or "."))
+    return {number for number, line in enumerate(lines) if line.strip() and destructive_reason(line, workspace)}
+
+
+def _cut_middle(line: str, limit: int) -> str:
+    if len(line) <= limit:
+        return line
+    mark = f" …{len(line) - limit:,} characters… "
+    head = max(1, (limit - len(mark)) * 2 // 3)
+    return line[:head] + mark + line[len(line) - max(1, limit - len(mark) - head):]
 
 
 def parse_decision(text: str) -> str | None:

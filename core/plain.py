@@ -7,13 +7,16 @@ can pipe the answer without the chatter. The only `print`-like writes of the cor
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
+import unicodedata
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any, TextIO
 
 from core import __version__
-from core.approvals import DECISIONS, parse_decision
+from core.approvals import DECISIONS, compact_action, parse_decision
 from core.cancel import Cancel
 from core.commands import run_command
 from core.console import read_line
@@ -196,6 +199,32 @@ def make_approver(*, yes: bool, can_ask: bool, interrupts: InterruptHandler | No
     return TerminalApprover(err or sys.stderr, redact or Redactor(), interrupts)
 
 
+GUTTER = "  ┃ "
+
+
+def wrap(line: str, width: int) -> list[str]:
+    """`line` in rows of at most `width` terminal columns (CJK characters take two), so every row
+    of an action gets the gutter the action's own text cannot imitate."""
+    rows, row, used = [], [], 0
+    for char in line:
+        size = 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        if used + size > width:
+            rows.append("".join(row))
+            row, used = [], 0
+        row.append(char)
+        used += size
+    return [*rows, "".join(row)]
+
+
+def _columns(stream: TextIO) -> int:
+    """The terminal's width, asked of the terminal itself: readline exports a COLUMNS that goes stale
+    when the window is resized, and `shutil.get_terminal_size` believes it."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return shutil.get_terminal_size().columns
+
+
 class TerminalApprover:
     """Asks in the terminal, with the numbering every front end uses (core/approvals.py).
 
@@ -212,11 +241,13 @@ class TerminalApprover:
         return None if decision in ("once", "session") else reason or "the user said no"
 
     def decide(self, request: dict[str, Any]) -> tuple[str, str]:
-        lines = shown(str(request.get("action", "")), self.redact).split("\n")
+        width = max(20, _columns(self.stream) - len(GUTTER) - 1)
+        action = compact_action(request, shown(str(request.get("action", "")), self.redact), line_chars=width)
+        rows = [row for line in action.split("\n") for row in wrap(line, width)]
         options = " · ".join(f"{d.key} {d.label}" + (f" ({d.alias})" if d.alias else "") for d in DECISIONS)
-        self.stream.write("\n? The agent wants to:\n" + "".join(f"  ┃ {line}\n" for line in lines)
-                          + f"  {options}\n  ({shown(str(request.get('reason', '')), self.redact)}). "
-                          "Allow it? [y/N] ")
+        # Why it needs a yes comes first: however long the action, the risk is on screen with the question.
+        self.stream.write(f"\n? Approval needed: {shown(str(request.get('reason', '')), self.redact)}\n"
+                          + "".join(f"{GUTTER}{row}\n" for row in rows) + f"  {options}\n  Allow it? [y/N] ")
         self.stream.flush()
         answer = self._read()
         decision = parse_decision(answer or "") or "deny"
