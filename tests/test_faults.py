@@ -22,11 +22,12 @@ from pathlib import Path
 import pytest
 
 from core.items import AssistantMessage, UserMessage
-from core.journal import Journal, load
+from core.journal import Journal, Loaded, load
 from core.request import build_body
 from tests.conftest import TEST_KEY, make_settings
 from tests.sse_server import Reply, call_events, completed, encode_event, text_events
 from tests.test_one_shot import run_agent
+from tests import test_sessions
 from tests.test_sessions import _pairs_valid
 
 DEEPSEEK_400 = (Path(__file__).parent / "fixtures/recorded/deepseek-responses-error-400-no-tool-output.json").read_bytes()
@@ -232,30 +233,142 @@ def test_fault(fault: Fault, tmp_path: Path) -> None:
         assert out == ANSWER + "\n"
     if fault.check is not None:
         fault.check(tmp_path, server.requests, prepared)
-    # The journal holds every completed item and loads into a valid next request.
-    (folder,) = (tmp_path / "sessions").iterdir()
+    _journal_is_whole(tmp_path / "sessions", fault.task, answered=fault.exit_code == 0, partial=fault.partial)
+
+
+def _journal_is_whole(sessions: Path, task: str, answered: bool = True, partial: str = "") -> Loaded:
+    """The journal holds every completed item and loads into a valid next request."""
+    (folder,) = sessions.iterdir()
     loaded = load(folder)
-    assert isinstance(loaded.items[0], UserMessage) and loaded.items[0].text == fault.task
+    assert isinstance(loaded.items[0], UserMessage) and loaded.items[0].text == task
     messages = [i for i in loaded.items if isinstance(i, AssistantMessage)]
-    if fault.exit_code == 0:
+    if answered:
         assert messages[-1].text == ANSWER and messages[-1].status == "completed"
-    if fault.partial:
-        assert messages and fault.partial in messages[-1].text and messages[-1].status == "incomplete"
+    if partial:
+        assert messages and partial in messages[-1].text and messages[-1].status == "incomplete"
     body = build_body(make_settings("http://127.0.0.1:1"), "", [*loaded.items, UserMessage("next")], [])
     assert body["input"][-1] == {"role": "user", "content": "next"} and _pairs_valid(body["input"])
     calls = [i["call_id"] for i in body["input"] if i.get("type") == "function_call"]
     outputs = [i["call_id"] for i in body["input"] if i.get("type") == "function_call_output"]
     assert calls == outputs  # each call answered once, in order
+    return loaded
+
+
+# -- faults that take more than one run, or a machine's state (issue 9 items 7 and 8) ---------------
+@dataclass
+class Scenario:
+    """A table row whose fault one scripted run cannot produce; `test_scenario_<name>` below plays it
+    through the real agent and asserts the behaviour."""
+
+    name: str
+    fault: str
+    exit_code: int
+    behaviour: str
+
+
+SCENARIOS: list[Scenario] = [
+    Scenario("journal_disk_full", "(the disk) fills up while a journal record is written, and has room again by "
+             "the next", 0, "the record is written part-way; one notice says the journal cannot be written; the "
+             "task goes on and answers; every record written after the torn one loads (it is skipped with a "
+             "notice)"),
+    Scenario("compaction_resumed", "(the user) `--resume` of a session whose history was summarised", 0,
+             "the summary is restored from the journal: the first request after the resume is the one that would "
+             "have been sent without the restart, and no span is summarised (and billed) twice"),
+    Scenario("pip_install", "(the user) `pip install .`, then `deepseek-agent` from another folder", 0,
+             "the package holds every module and the command; it answers, with its `.env` read from the user's "
+             "config folder (not site-packages, not the current folder)"),
+]
+
+
+def test_every_scenario_has_its_test() -> None:
+    assert all(callable(globals().get(f"test_scenario_{s.name}")) for s in SCENARIOS)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="raising another process's file-size limit "
+                    "(prlimit) is Linux's")
+def test_scenario_journal_disk_full(tmp_path: Path) -> None:
+    """A real part-way write: the agent runs under a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored, as
+    the kernel fails a write on a full disk: the bytes that fit, then an error). The model's first
+    reply is a record larger than the room left; when its second request arrives, the test gives
+    the agent room again, as a user freeing space would."""
+    import resource
+    import subprocess
+
+    from tests.test_one_shot import AGENT
+
+    room = 4096
+    limited = (f"import resource, runpy, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+               f"resource.setrlimit(resource.RLIMIT_FSIZE, ({room}, resource.getrlimit(resource.RLIMIT_FSIZE)[1])); "
+               f"sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    agent: list[subprocess.Popen] = []
+
+    def model(body: dict) -> Reply:
+        if len(body["input"]) == 1:
+            return Reply(call_events([("run_shell", {"command": "echo one"})], reasoning="plan " * 2000))
+        resource.prlimit(agent[0].pid, resource.RLIMIT_FSIZE, resource.getrlimit(resource.RLIMIT_FSIZE))
+        return _ok()
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPSEEK_", "AGENT_"))}
+    from tests.sse_server import ScriptedServer
+
+    with ScriptedServer(responder=model) as server:
+        environ.update({"DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": TEST_KEY, "NO_COLOR": "1",
+                        "AGENT_SESSIONS_DIR": str(tmp_path / "sessions"), "PYTHONDONTWRITEBYTECODE": "1"})
+        agent.append(subprocess.Popen([sys.executable, "-c", limited, str(AGENT), "--cwd", str(workspace), "--one",
+                                       "hello"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environ))
+        out, err = (stream.decode() for stream in agent[0].communicate(timeout=60))
+    assert agent[0].returncode == 0 and out == ANSWER + "\n", err
+    warnings = [line for line in err.splitlines() if "cannot write the session journal" in line]
+    assert len(warnings) == 1 and "File too large" in warnings[0], err
+    (journal,) = (tmp_path / "sessions").glob("*/journal.jsonl")
+    lines = journal.read_bytes().split(b"\n")
+    torn = [n for n, line in enumerate(lines) if line.startswith(b'{"kind":"reasoning"')]
+    assert len(torn) == 1 and not lines[torn[0]].endswith(b"}")  # written part-way: the bytes that fit
+    after = [json.loads(line) for line in lines[torn[0] + 1:] if line]
+    assert after and after[0]["kind"] == "assistant" and after[0]["text"] == ANSWER  # not glued to the torn bytes
+    loaded = _journal_is_whole(tmp_path / "sessions", "hello")
+    assert [n for n in loaded.notices if "damaged" in n] and len(server.requests) == 2
+
+
+# Task one is read and summarised; task two follows in the same process, or after a restart with
+# `--resume`: every request of the restarted run, the first after the resume included, must be the one
+# the live run sent, and no span is summarised twice. The session tests own it; the row plays it here.
+test_scenario_compaction_resumed = (
+    test_sessions.test_resume_restores_compaction_so_the_next_request_is_the_one_without_the_restart)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the venv layout differs; the exe is Windows' package")
+def test_scenario_pip_install(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    import subprocess
+
+    from tests.sse_server import ScriptedServer
+    from tests.test_packaging import _install, _wheel
+
+    env_dir = tmp_path / "v"
+    environ = _install(_wheel(tmp_path_factory), env_dir)
+    config = tmp_path / "config" / "deepseek-agent"
+    config.mkdir(parents=True)
+    (tmp_path / "ws").mkdir()
+    with ScriptedServer([_ok()]) as server:
+        (config / ".env").write_text(f"DEEPSEEK_BASE_URL={server.url}\nAGENT_SESSIONS_DIR={tmp_path / 'sessions'}\n")
+        done = subprocess.run([str(env_dir / "bin" / "deepseek-agent"), "--one", "hello"], capture_output=True,
+                              text=True, cwd=tmp_path / "ws", env={**environ, "XDG_CONFIG_HOME": str(config.parent)},
+                              check=False, timeout=60)
+    assert done.returncode == 0 and done.stdout == ANSWER + "\n", done.stderr
+    _journal_is_whole(tmp_path / "sessions", "hello")
 
 
 def fault_table() -> str:
-    """README.md's fault table, generated from FAULTS."""
+    """README.md's fault table, generated from FAULTS, HARMS and SCENARIOS."""
     rows = ["| fault | what the server does | retried | exit code (`--one`) | observed behaviour |",
             "|---|---|---|---|---|"]
     harms = {h.name for h in HARMS}
     for f in FAULTS + HARMS:
         retried = "–" if f.name in harms else "yes" if f.requests > 1 else "no"  # a harm's 2nd request: a tool ran
         rows.append(f"| `{f.name}` | {f.fault} | {retried} | {f.exit_code} | {f.behaviour} |")
+    rows += [f"| `{s.name}` | {s.fault} | – | {s.exit_code} | {s.behaviour} |" for s in SCENARIOS]
     return "\n".join(rows)
 
 

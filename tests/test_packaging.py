@@ -33,6 +33,11 @@ def _can_build_offline() -> bool:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _wheel(tmp_path_factory)
+
+
+def _wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The checkout built into a wheel (skips where that cannot be done offline)."""
     if not _can_build_offline():
         pytest.skip("building offline needs setuptools >= 70.1 (requirements.lock pins it) or wheel")
     out = tmp_path_factory.mktemp("wheel")
