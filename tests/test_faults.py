@@ -24,10 +24,10 @@ import pytest
 from core.items import AssistantMessage, UserMessage
 from core.journal import Journal, Loaded, load
 from core.request import build_body
+from tests import test_sessions
 from tests.conftest import TEST_KEY, make_settings
 from tests.sse_server import Reply, call_events, completed, encode_event, text_events
 from tests.test_one_shot import run_agent
-from tests import test_sessions
 from tests.test_sessions import _pairs_valid
 
 DEEPSEEK_400 = (Path(__file__).parent / "fixtures/recorded/deepseek-responses-error-400-no-tool-output.json").read_bytes()
