@@ -101,7 +101,8 @@ def test_the_file_tools_refuse_a_symlink_loop_in_a_sentence(tmp_path: Path) -> N
     _loop_through_another(workspace)
     (workspace / "real.txt").write_text("real\n")
     calls = [("read_file", {"path": "AGENTS.md"}), ("write_file", {"path": "other.md", "content": "x"}),
-             ("edit_file", {"path": "AGENTS.md", "old_text": "a", "new_text": "b"}), ("list_files", {})]
+             ("edit_file", {"path": "AGENTS.md", "old_text": "a", "new_text": "b"}), ("list_files", {}),
+             ("read_file", {"path": "AGENTS.mdx"})]  # a typo: the loop is only named as a similar file
     script = [Reply(call_events([call])) for call in calls] + [Reply(text_events("done"))]
     with ScriptedServer(script) as server:
         done = run_agent(["--one", "look around"], server.url, tmp_path, timeout=30)
@@ -110,5 +111,6 @@ def test_the_file_tools_refuse_a_symlink_loop_in_a_sentence(tmp_path: Path) -> N
     for output in outputs[:3]:
         assert "is a symlink loop" in output and "Traceback" not in output, output
     assert outputs[3].splitlines() == ["AGENTS.md -> (a symlink loop)", "other.md -> (a symlink loop)", "real.txt"]
+    assert outputs[4] == "error: 'AGENTS.mdx' does not exist; similar: AGENTS.md"
     assert "RuntimeError" not in json.dumps(server.requests) + done.stderr.decode()
     assert (workspace / "other.md").is_symlink()  # write_file did not replace the link

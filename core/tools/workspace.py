@@ -46,7 +46,7 @@ class Workspace:
     def rel(self, path: Path) -> str:
         """The workspace-relative POSIX form, as shown to the model and kept in meta."""
         try:
-            relative = path.resolve().relative_to(self.root)
+            relative = (resolve_path(path) or path.absolute()).relative_to(self.root)  # a loop: its own name
         except ValueError:
             return str(path)
         return relative.as_posix() or "."
