@@ -79,7 +79,9 @@ def test_tool_round_trip_against_qwen(qwen: local_model.ServerHandle, tmp_path: 
     assert not [e for e in events if e["event"] == "error" and "HTTP" in e["message"]]
     if len(tools) > 1 and (tools[1]["name"], tools[1]["arguments"]) == (tools[0]["name"], tools[0]["arguments"]):
         # A repeat is judged by its result: the same output comes back as a pointer, not again in full.
-        assert tools[1]["result"].startswith("same output as"), tools[1]["result"]
+        # `result` is what the tool produced (shown to the user); `model_result` is what the model got.
+        assert tools[1]["model_result"].startswith("same output as"), tools[1]["model_result"]
+        assert "hello" in tools[1]["result"]
 
 
 def test_server_errors_are_clear_not_crashes(qwen: local_model.ServerHandle, tmp_path: Path) -> None:
