@@ -18,6 +18,8 @@ from typing import Any
 import prompt_toolkit  # noqa: F401 - availability check
 import rich  # noqa: F401 - availability check
 
+from core.config import saved_privately
+
 CJK_CODE_PAGES = {932, 936, 949, 950}
 
 
@@ -85,7 +87,8 @@ def ask_key(env_file: Path) -> str:
                      accept_handler=lambda buffer: get_app().exit(result=buffer.text) or True)
     dialog = Dialog(title="deepseek-agent: API key", with_background=True, body=HSplit([
         Label(f"No DeepSeek API key yet. Paste it and press Enter to save it in\n{env_file}\n"
-              "(readable only by you), or Esc to quit and set DEEPSEEK_API_KEY yourself.\n"),
+              + ("(readable only by you), " if saved_privately() else "")
+              + "or Esc to quit and set DEEPSEEK_API_KEY yourself.\n"),
         field]), buttons=[Button("Save", handler=lambda: get_app().exit(result=field.text)),
                           Button("Cancel", handler=lambda: get_app().exit(result=""))])
     keys = KeyBindings()

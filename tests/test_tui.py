@@ -102,6 +102,26 @@ def test_approval_modal_runs_once_or_denies_with_a_reason(tmp_path: Path) -> Non
     assert "keep my files" in server.requests[3]["input"][-1]["output"]
 
 
+def test_approval_modal_keeps_the_risky_line_of_a_long_command_on_screen(tmp_path: Path) -> None:
+    """Forty harmless lines around one `rm -rf ~`: the modal leads with the reason and compacts the
+    action, so the rm and the decisions are on a 24-row screen at once."""
+    command = "\n".join([f"echo step {n}" for n in range(20)] + ["rm -rf ~/projects"]
+                        + [f"echo step {n}" for n in range(20, 40)])
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("denied, fine"))]
+    with ScriptedServer(script) as server:
+        def steps(h: Harness) -> None:
+            h.type("go")
+            screen = h.wait_for("Approval needed")
+            assert "rm -rf ~/projects" in screen and "more lines" in screen, screen
+            assert "4  deny, and tell" in screen, screen
+            assert screen.index("outside the workspace") < screen.index("rm -rf ~/projects"), screen
+            h.keys("3")
+            h.wait_for("denied, fine")
+            h.idle()
+
+        Harness(server.url, tmp_path).run(steps)
+
+
 def test_slash_menu_lists_commands_with_descriptions(tmp_path: Path) -> None:
     with ScriptedServer([Reply(text_events("x"))]) as server:
         def steps(h: Harness) -> None:

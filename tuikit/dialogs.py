@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.widgets import Frame, TextArea
 
-from core.approvals import DECISIONS, parse_decision
+from core.approvals import DECISIONS, compact_action, parse_decision
 from tuikit.render import safe
 
 Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
@@ -44,11 +45,16 @@ class ApprovalDialog:
     def _text(self) -> list[tuple[str, str]]:
         r = self.request or {}
         what = r.get("command") or r.get("path") or r.get("action") or ""
+        # The frame and the indent take 7 columns; a long action is compacted so the risky line and
+        # the decisions stay on screen (the same compaction as the plain prompt).
+        width = max(20, get_app().output.get_size().columns - 7)
+        action = compact_action(r, safe(str(what)), line_chars=width)
+        # Why it needs a yes comes first: however long the action, the risk is on screen.
         lines: list[tuple[str, str]] = [
+            ("ansiyellow bold", f" {safe(str(r.get('reason', '')))}\n"),
             ("bold", f" {safe(str(r.get('tool', '')))} wants to {'run' if r.get('command') else 'change'}:\n"),
-            ("class:dialog.what", f"   {safe(str(what))}\n"),
+            *[("class:dialog.what", f"   {row}\n") for row in action.split("\n")],
             ("", f" in {safe(str(r.get('cwd', '')))}\n"),
-            ("ansiyellow", f" because it {safe(str(r.get('reason', '')))}\n"),
         ]
         for d in DECISIONS:
             alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
