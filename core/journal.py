@@ -30,11 +30,14 @@ INTERRUPTED_OUTPUT = "[interrupted: this call was not completed (the agent stopp
 
 
 def sessions_root(override: str | None = None) -> Path:
-    """`%APPDATA%\\deepseek-agent\\sessions` on Windows, the XDG state folder elsewhere."""
+    """`%LOCALAPPDATA%\\deepseek-agent\\sessions` on Windows, the XDG state folder elsewhere.
+
+    Sessions hold up to hundreds of MB of raw command output: bulk data of this machine, which the
+    roaming `%APPDATA%` would copy to every machine a domain user logs on to."""
     if override:
         return Path(override).expanduser()
     if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     else:
         base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
     return base / "deepseek-agent" / "sessions"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from core.cancel import Cancel
 from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage, to_record
-from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError, list_sessions, load
+from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError, list_sessions, load, sessions_root
 from core.loop import Agent
 from core.request import build_body
 from tests.conftest import TEST_KEY, Recorder, make_settings
@@ -503,3 +503,16 @@ def test_resume_restores_compaction_so_the_next_request_is_the_one_without_the_r
     records = _journal_records(tmp_path / "restarted")
     compactions = [r for r in records if r["kind"] == "compaction"]
     assert compactions and all(r["usage"]["input_tokens"] > 0 for r in compactions)  # summaries are billed too
+
+
+def test_sessions_are_machine_local_on_windows(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Up to hundreds of MB of raw output belong in %LOCALAPPDATA%, not the roaming %APPDATA% a
+    domain profile copies between machines; elsewhere the XDG state folder."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "Local"))
+    assert sessions_root() == tmp_path / "Local" / "deepseek-agent" / "sessions"
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert sessions_root() == tmp_path / "state" / "deepseek-agent" / "sessions"
+    assert sessions_root(str(tmp_path / "mine")) == tmp_path / "mine"
