@@ -87,11 +87,15 @@ MIXED = b"crlf\r\nlf\nend"
 
 
 @needs_git
-@pytest.mark.parametrize("setup", ["autocrlf", "attributes", "autocrlf-turned-off"])
+@pytest.mark.parametrize("setup", ["autocrlf", "attributes", "autocrlf-turned-off", "filter-driver"])
 def test_repositories_with_line_ending_filters_come_back_byte_for_byte(tmp_path: Path, setup: str) -> None:
     ws = _ws(tmp_path, git=True)
     if setup == "attributes":
         (ws / ".gitattributes").write_bytes(b"*.txt text eol=crlf\n")
+    elif setup == "filter-driver":  # one that keeps the size: only the attribute tells
+        _git(ws, "config", "filter.upper.clean", "tr a-z A-Z")
+        _git(ws, "config", "filter.upper.smudge", "cat")
+        (ws / ".gitattributes").write_bytes(b"*.txt filter=upper\n")
     else:
         _git(ws, "config", "core.autocrlf", "true")
     (ws / "crlf.txt").write_bytes(CRLF)
