@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from tests.test_one_shot import run_agent
 EDITED = b"first line\r\nsecond caf\xe9 line\r\nthird\r\n"
 THIRD = b"\x00\x01binary\xff\r\n"
 DELETE = "rm third.bin"
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH: no snapshots to test")
 
 
 def _turn() -> list[Reply]:
@@ -64,7 +66,7 @@ def _workspace(tmp_path: Path, git: bool) -> Path:
     return ws
 
 
-@pytest.mark.parametrize("git", [True, False], ids=["git", "no-git"])
+@pytest.mark.parametrize("git", [pytest.param(True, marks=needs_git), False], ids=["git", "no-git"])
 def test_undo_after_resume_puts_the_turns_files_back(tmp_path: Path, git: bool) -> None:
     ws = _workspace(tmp_path, git)
     state = _user_git_state(ws) if git else None
@@ -93,6 +95,7 @@ def test_undo_after_resume_puts_the_turns_files_back(tmp_path: Path, git: bool) 
     assert server.requests == []  # /diff and /undo never talk to the model
 
 
+@needs_git
 def test_json_reports_checkpoints_as_events(tmp_path: Path) -> None:
     _workspace(tmp_path, git=True)
     with ScriptedServer(_turn()) as server:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,8 @@ import pytest
 from core.checkpoints import Checkpoints, gitsnap
 from core.checkpoints.diff import unified
 from core.checkpoints.scan import compare, scan
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH: no snapshots to test")
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -38,6 +41,7 @@ def _sh(command: str, cwd: Path) -> None:
     subprocess.run(command, shell=True, cwd=cwd, check=True)
 
 
+@needs_git
 def test_a_workspace_inside_a_repository_only_sees_its_own_files(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "app").mkdir(parents=True)
@@ -57,6 +61,7 @@ def test_a_workspace_inside_a_repository_only_sees_its_own_files(tmp_path: Path)
     assert _git(repo, "for-each-ref").count("\n") == 1  # no ref of ours: only the branch
 
 
+@needs_git
 def test_files_too_big_to_snapshot_are_named_not_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gitsnap, "MAX_FILE_BYTES", 100)
     ws = tmp_path / "ws"
@@ -128,6 +133,7 @@ def test_unified_diff_of_bytes() -> None:
     assert unified("same", b"x", b"x") == ""
 
 
+@needs_git
 def test_snapshots_leave_the_users_index_alone_even_with_staged_changes(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -149,6 +155,7 @@ def test_snapshots_leave_the_users_index_alone_even_with_staged_changes(tmp_path
     assert _git(ws, "diff", "--cached", "--name-only") == "t.txt\n"  # still staged as the user left it
 
 
+@needs_git
 def test_credentials_and_the_key_never_reach_the_session_folder(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -172,6 +179,7 @@ def test_credentials_and_the_key_never_reach_the_session_folder(tmp_path: Path) 
     assert [p for p, _ in plan.cannot] == [".env", "config.txt", "notes.txt"]
 
 
+@needs_git
 def test_an_interrupted_command_is_recorded_up_to_where_it_stopped(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -236,6 +244,7 @@ def test_a_folder_too_big_to_scan_is_said_once_and_what_was_seen_is_recorded(
     assert len(notices) == 1 and "only partly tracked" in notices[0] and "3 files" in notices[0]
 
 
+@needs_git
 def test_chinese_names_with_spaces_come_back_from_a_snapshot(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -252,3 +261,40 @@ def test_chinese_names_with_spaces_come_back_from_a_snapshot(tmp_path: Path) -> 
     checkpoints.apply_undo(checkpoints.plan_undo())
     assert (ws / "笔记 一.txt").read_bytes() == "你好\r\n".encode()
     assert (ws / "新 文件.txt").read_bytes() == b"untracked \xff\n"
+
+
+@needs_git
+@pytest.mark.parametrize("setup", ["plain", "autocrlf", "attributes", "autocrlf-turned-off", "filter-driver"])
+def test_the_users_index_is_trusted_only_where_its_blob_holds_the_files_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str) -> None:
+    monkeypatch.setattr(gitsnap, "RACY_NS", 0)  # files just written count as settled
+    hashed: list[str] = []
+    real_hash = gitsnap.GitSnapshots._hash
+    monkeypatch.setattr(gitsnap.GitSnapshots, "_hash", lambda self, paths: hashed.extend(paths) or real_hash(self, paths))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    if setup in ("autocrlf", "autocrlf-turned-off"):
+        _git(ws, "config", "core.autocrlf", "true")
+    elif setup == "attributes":
+        (ws / ".gitattributes").write_bytes(b"*.txt text eol=crlf\n")
+    elif setup == "filter-driver":  # one that keeps the size: only the attribute tells
+        _git(ws, "config", "filter.upper.clean", "tr a-z A-Z")
+        _git(ws, "config", "filter.upper.smudge", "cat")
+        (ws / ".gitattributes").write_bytes(b"*.txt filter=upper\n")
+    content = {"crlf.txt": b"one\r\ntwo\r\n", "mixed.txt": b"crlf\r\nlf\nend", "lf.txt": b"plain\n"}
+    for name, data in content.items():
+        (ws / name).write_bytes(data)
+        os.utime(ws / name, (1_600_000_000, 1_600_000_000))  # not "racily clean" for git either
+    _git(ws, "add", ".")
+    _git(ws, "commit", "-qm", "c")
+    if setup == "autocrlf-turned-off":
+        _git(ws, "config", "core.autocrlf", "false")
+    checkpoints, _ = _checkpoints(tmp_path, ws)
+    checkpoints.begin_turn("x")
+    with checkpoints.command("rm *.txt"):
+        _sh("rm *.txt", ws)
+    checkpoints.apply_undo(checkpoints.plan_undo())
+    assert {name: (ws / name).read_bytes() for name in content} == content
+    converted = {"plain": [], "filter-driver": ["crlf.txt", "lf.txt", "mixed.txt"]}.get(setup, ["crlf.txt", "mixed.txt"])
+    assert sorted(hashed) == converted  # the rest came from the user's index

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import TEST_KEY
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
@@ -197,3 +201,35 @@ def test_redacting_emit_holds_back_only_what_could_become_a_secret() -> None:
     emit("text_done", {"text": "hello sk-abcdef123 bye"})
     assert "".join(d["delta"] for e, d in seen if e == "text") == "hello [REDACTED] bye"
     assert seen[0] == ("text", {"delta": "hello "}) and seen[-1] == ("text_done", {"text": "hello [REDACTED] bye"})
+
+
+def _process_gone(pid: int, within: float) -> bool:
+    """True once `pid` has exited (a zombie waiting for its reaper counts as exited)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except (ProcessLookupError, FileNotFoundError):
+            return True
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX job control (`&`, process groups)")
+def test_a_background_job_with_redirected_output_ends_with_the_one_shot(tmp_path: Path) -> None:
+    """`server > log 2>&1 &` holds no pipe of ours, yet must not outlive the session either."""
+    command = "sleep 300 > job.log 2>&1 & echo $! > job.pid"
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("started"))]
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "start it in the background"], server.url, tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    pid = int((tmp_path / "ws" / "job.pid").read_text())
+    try:
+        assert _process_gone(pid, within=10)
+    finally:
+        if not _process_gone(pid, within=0):
+            os.kill(pid, signal.SIGKILL)
+    assert "stopped when the session ends" in server.requests[1]["input"][-1]["output"]

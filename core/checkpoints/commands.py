@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.sanitize import defuse
+from core.sanitize import shown
+from core.secrets import Redactor
 
 
 def diff_text(agent: Any, arg: str) -> str:
@@ -17,13 +18,18 @@ def diff_text(agent: Any, arg: str) -> str:
     if checkpoints is None:
         return "No checkpoints in this session."
     last = arg.strip().lower() in ("last", "turn", "-1")
-    text = defuse(checkpoints.diff(last_turn_only=last))  # file contents may hold escape sequences
+    text = _shown(agent, checkpoints.diff(last_turn_only=last))  # file contents may hold keys and escapes
     return text or "The agent has changed no files in this session" + (" in its last turn." if last else ".")
 
 
 def undo_text(agent: Any, arg: str) -> str:
     """`/undo` (the last turn that changed files) or `/undo N` (the last N such turns)."""
-    return defuse(_undo(agent, arg))  # file names may hold control characters
+    return _shown(agent, _undo(agent, arg))  # file names may hold control characters
+
+
+def _shown(agent: Any, text: str) -> str:
+    """What may be printed: the API key and anything shaped like a secret redacted, controls defused."""
+    return shown(text, Redactor(agent.settings.api_key))
 
 
 def _undo(agent: Any, arg: str) -> str:

@@ -1,18 +1,23 @@
-"""Snapshots of a git work tree that the user never sees: a private index, trees, no refs.
+"""Snapshots of a git work tree that the user never sees: the blob id of every file's exact bytes.
 
-A snapshot is the tree of the work tree as it is (tracked files with their changes, untracked
-files, deletions; ignored files and files over `MAX_FILE_BYTES` left out), written with plumbing
-only: a private index file (`GIT_INDEX_FILE`, kept in the session folder), `hash-object` (or
-`fast-import` for many files, one pack instead of thousands of loose objects), `update-index`,
-`write-tree`. The user's index, HEAD, branches and stash list are never touched, no hook runs, and
-no ref is made: the agent copies the previous bytes of what a command changed into the session's
-own store at once, so the snapshot objects are only needed for a moment (git prunes them after
-two weeks like any unreachable object) and nothing is left in the repository when the session
-folder is deleted.
+A snapshot maps each file git shows (tracked, and untracked but not ignored) to a blob holding its
+bytes exactly as they are in the work tree, and each symlink to its target. Files are hashed
+without filters (`hash-object --no-filters`, or `fast-import` for many: one pack instead of
+thousands of loose objects), so line-ending conversions (`core.autocrlf`, `.gitattributes`
+text/eol) and clean filters never change what comes back. The user's index, HEAD, branches and
+stash list are never touched, no hook runs and no ref is made: the blobs are unreachable objects
+(git prunes them after two weeks), and the agent copies the previous bytes of what a command
+changed into the session's own store at once.
 
-Files the snapshot hashes itself are hashed without filters (`--no-filters`), so their bytes come
-back exactly; entries inherited unchanged from the user's index hold the normalised blob git keeps,
-and are given back as a checkout writes them (`cat-file --filters`).
+Hashing every file around every command would be slow, so a file keeps the blob id it had while
+its size, times, inode and mode stay the same (unless it changed so recently that another change
+could hide in the same timestamp). The first snapshot takes a tracked file's blob id from the
+user's index when git calls the file clean and the blob has the file's size: a conversion that
+changes bytes changes the size, except with a filter driver, whose files are hashed.
+
+Ignored files are not kept, only their size and mtime (an ignored folder as a whole, by its
+presence), and so are files over `MAX_FILE_BYTES` and credential files: a command that deletes or
+changes one can name it.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import os
 import shutil
 import stat
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +35,13 @@ from core.tools.safety import is_credential_path
 
 MAX_FILE_BYTES = 20 * 1024 * 1024  # bigger untracked or changed files are not snapshotted (nor credentials)
 FAST_IMPORT_FROM = 200  # files to hash at once from which one pack beats loose objects
+MAX_IGNORED = 20_000  # ignored files named at most (beyond, changes to them go unnoticed)
+RACY_NS = 3_000_000_000  # a file changed this recently may change again within its timestamp's tick
+TOO_BIG = "over 20 MB, so its content is not kept"
+CREDENTIAL = "a credential file: its content is not copied into the session folder"
+IGNORED = "ignored by git, so its content is not kept"
+
+StatKey = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, mode
 
 
 class GitError(Exception):
@@ -37,21 +50,25 @@ class GitError(Exception):
 
 @dataclass
 class Snapshot:
-    tree: str
-    # Files left out because they are too big: workspace-relative path -> (size, mtime_ns).
-    skipped: dict[str, tuple[int, int]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # workspace-relative path -> blob id of its bytes
+    links: dict[str, str] = field(default_factory=dict)  # path -> symlink target
+    # Not kept, only named: path ("dir/" for a whole ignored folder) -> ((size, mtime_ns), why).
+    left_out: dict[str, tuple[tuple[int, int], str]] = field(default_factory=dict)
+
+    def state(self, rel: str) -> tuple[str | None, str | None]:
+        return self.files.get(rel), self.links.get(rel)
 
 
 class GitSnapshots:
     """Snapshots of the work tree under `workspace` (which may be a sub-folder of the repository)."""
 
-    def __init__(self, top: Path, prefix: str, index: Path) -> None:
+    def __init__(self, top: Path, prefix: str, scratch: Path) -> None:
         self.top = top
         self.prefix = prefix  # the workspace's path inside the repository, "" or ending with "/"
-        self.index = index
-        self._env = {"GIT_INDEX_FILE": str(index)}
-        self._raw: set[str] = set()  # repository paths this process hashed itself (exact bytes)
-        self._fresh = False  # the private index has been started from the user's in this process
+        self.scratch = scratch  # a private folder for fast-import's marks
+        self._known: dict[str, tuple[StatKey, str]] = {}  # repository path -> (stat when hashed, blob id)
+        self._first = True
+        self._drivers: bool | None = None  # whether any filter driver is configured
 
     @classmethod
     def detect(cls, workspace: Path, scratch: Path) -> GitSnapshots | None:
@@ -65,73 +82,105 @@ class GitSnapshots:
         lines = out.decode("utf-8", "surrogateescape").split("\n")
         if len(lines) < 3 or lines[0] != "true":
             return None
-        return cls(Path(lines[1]), lines[2], scratch / "git-index")
+        return cls(Path(lines[1]), lines[2], scratch)
 
     # -- taking a snapshot -------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
-        """The tree of the work tree's current state; the user's state is untouched."""
-        self._start_index()
-        # Two listings run side by side: changed or deleted tracked files, and untracked ones (one call
-        # with all three options is several times slower than both together).
-        listed = b"".join(_git_parallel(self.top, [
-            ["ls-files", "-z", *options, "--full-name", "--", self._pathspec()]
-            for options in (["-m", "-d"], ["-o", "--exclude-standard"])], env=self._env))
-        files: list[str] = []
-        links: list[str] = []
-        gone: list[str] = []
-        skipped: dict[str, tuple[int, int]] = {}
-        for path in dict.fromkeys(p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p):
-            if path.endswith("/"):  # an embedded repository: not ours to snapshot
-                continue
-            try:
-                info = os.lstat(self.top / path)
-            except OSError:
-                gone.append(path)
+        """The work tree as it is now; the user's state is untouched."""
+        spec = ["--full-name", "--", f":(top,literal){self.prefix}" if self.prefix else ":(top)"]
+        listings = _git_parallel(self.top, [["ls-files", "-z", "-s", *spec],
+                                            ["ls-files", "-z", "-o", "--exclude-standard", *spec],
+                                            ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory", *spec],
+                                            *([["ls-files", "-z", "-m", "-d", *spec]] if self._first else [])])
+        index: dict[str, tuple[str, str]] = {}  # path -> (mode, blob id) of the user's merged entries
+        for entry in _split(listings[0]):
+            meta, _, path = entry.partition("\t")
+            mode, sha, stage = meta.split()
+            index[path] = (mode, sha) if stage == "0" else ("", "")
+        clean = set(index) - set(_split(listings[3])) if self._first else set()
+        self._first = False
+        now = time.time_ns()
+        snap = Snapshot()
+        todo: dict[str, StatKey] = {}
+        seeds: dict[str, StatKey] = {}
+        for path in dict.fromkeys([*index, *_split(listings[1])]):
+            info = self._lstat(path)
+            rel = path[len(self.prefix):]
+            if info is None or path.endswith("/"):  # gone, or an embedded repository: not ours to snapshot
                 continue
             if stat.S_ISLNK(info.st_mode):
-                links.append(path)
-            elif not stat.S_ISREG(info.st_mode):
+                snap.links[rel] = os.readlink(self.top / path)
                 continue
-            elif info.st_size > MAX_FILE_BYTES or is_credential_path(path):
-                skipped[path[len(self.prefix):]] = (info.st_size, info.st_mtime_ns)
-                gone.append(path)  # not in the snapshot: an earlier version must not pass for it
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            if info.st_size > MAX_FILE_BYTES or is_credential_path(path):
+                snap.left_out[rel] = ((info.st_size, info.st_mtime_ns), TOO_BIG if info.st_size > MAX_FILE_BYTES
+                                      else CREDENTIAL)
+                continue
+            key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)
+            known = self._known.get(path)
+            if known is not None and known[0] == key:
+                snap.files[rel] = known[1]
+            elif path in clean and index[path][0] in ("100644", "100755") and not _racy(key, now):
+                seeds[path] = key
             else:
-                files.append(path)
-        if gone:
-            _git(self.top, "update-index", "-z", "--force-remove", "--stdin", env=self._env, stdin=_nul(gone))
-        if files:
-            entries = [f"{_mode(self.top / p)} {sha}\t{p}" for p, sha in zip(files, self._hash(files), strict=True)]
-            _git(self.top, "update-index", "-z", "--index-info", env=self._env, stdin=_nul(entries))
-            # Record the files' stat data where their content allows it, so the next snapshot skips them.
-            _git(self.top, "update-index", "-q", "--refresh", env=self._env, check=False)
-            self._raw.update(files)
-        if links:
-            _git(self.top, "update-index", "-z", "--add", "--stdin", env=self._env, stdin=_nul(links))
-        return Snapshot(_git(self.top, "write-tree", env=self._env).decode().strip(), skipped)
+                todo[path] = key
+        for path, sha in self._verified(seeds, index).items():
+            self._remember(snap, path, seeds.pop(path), sha, now)
+        todo.update(seeds)  # a blob of another size: the file's bytes differ from it (a filter converts them)
+        for (path, key), sha in zip(todo.items(), self._hash(list(todo)), strict=True):
+            self._remember(snap, path, key, sha, now)
+        for path in _split(listings[2])[:MAX_IGNORED]:
+            info = self._lstat(path.rstrip("/"))
+            if info is not None:
+                size = (0, 0) if path.endswith("/") else (info.st_size, info.st_mtime_ns)  # a folder: its presence
+                snap.left_out[path[len(self.prefix):]] = (size, IGNORED)
+        return snap
 
-    def _start_index(self) -> None:
-        """The private index starts as a copy of the user's (its stat cache makes `ls-files -m` cheap)
-        and is kept between snapshots, so files already hashed are not hashed again."""
-        if self._fresh:
-            return
-        self.index.parent.mkdir(parents=True, exist_ok=True)
-        self.index.unlink(missing_ok=True)
-        user_index = self.top / _git(self.top, "rev-parse", "--git-path", "index").decode(
-            "utf-8", "surrogateescape").strip()  # relative to `top` unless git says an absolute path
-        if user_index.is_file():
-            shutil.copyfile(user_index, self.index)
-            # Fresh stat data in the private index: entries the user's index holds as "racily clean"
-            # would otherwise be hashed again by every `ls-files -m`.
-            _git(self.top, "update-index", "-q", "--refresh", env=self._env, check=False)
-        self._fresh = True
+    def _lstat(self, path: str) -> os.stat_result | None:
+        try:
+            return os.lstat(self.top / path)
+        except OSError:
+            return None
+
+    def _remember(self, snap: Snapshot, path: str, key: StatKey, sha: str, now: int) -> None:
+        snap.files[path[len(self.prefix):]] = sha
+        if _racy(key, now):
+            self._known.pop(path, None)
+        else:
+            self._known[path] = (key, sha)
+
+    def _verified(self, seeds: dict[str, StatKey], index: dict[str, tuple[str, str]]) -> dict[str, str]:
+        """The seeds whose index blob holds the file's exact bytes: same size, and no filter driver."""
+        if not seeds:
+            return {}
+        paths = list(seeds)
+        if self._has_drivers():
+            out = _git(self.top, "check-attr", "-z", "--stdin", "filter", stdin=_nul(paths))
+            fields = _split(out)
+            filtered = {fields[i] for i in range(0, len(fields) - 2, 3) if fields[i + 2] not in ("unspecified", "unset")}
+            paths = [p for p in paths if p not in filtered]
+        shas = [index[p][1] for p in paths]
+        out = _git(self.top, "cat-file", "--batch-check=%(objectname) %(objectsize)", stdin="".join(
+            f"{sha}\n" for sha in shas).encode())
+        sizes = [line.split() for line in out.decode().splitlines()]
+        return {path: sha for path, sha, size in zip(paths, shas, sizes, strict=True)
+                if len(size) == 2 and size[1] == str(seeds[path][0])}
+
+    def _has_drivers(self) -> bool:
+        if self._drivers is None:
+            self._drivers = bool(_git(self.top, "config", "-z", "--get-regexp", r"^filter\.", check=False))
+        return self._drivers
 
     def _hash(self, paths: list[str]) -> list[str]:
         """Blob ids of the files' exact bytes, written to the object store."""
+        if not paths:
+            return []
         if len(paths) < FAST_IMPORT_FROM:
             out = _git(self.top, "hash-object", "-w", "--no-filters", "--stdin-paths",
-                       stdin="\n".join(paths).encode("utf-8", "surrogateescape") + b"\n")
+                       stdin=b"".join(_quoted(p) + b"\n" for p in paths))
             return out.decode().split()
-        marks = self.index.with_name("git-marks")
+        marks = self.scratch / "git-marks"
         command = ["git", "fast-import", "--quiet", f"--export-marks={marks}"]
         with subprocess.Popen(command, cwd=self.top, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, env=_env()) as child:
@@ -151,39 +200,43 @@ class GitSnapshots:
         marks.unlink()
         return [shas[f":{n}"] for n in range(1, len(paths) + 1)]
 
-    def _pathspec(self) -> str:
-        return f":(top,literal){self.prefix}" if self.prefix else ":(top)"
-
     # -- reading snapshots -------------------------------------------------------------------
-    def changed(self, before: str, after: str) -> list[str]:
-        """Workspace-relative paths whose content or presence differs between two snapshots."""
-        if before == after:
-            return []
-        out = _git(self.top, "diff-tree", "-r", "-z", "--no-renames", "--name-only", before, after, "--",
-                   self._pathspec())
-        return [p[len(self.prefix):] for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+    @staticmethod
+    def changed(before: Snapshot, after: Snapshot) -> list[str]:
+        """Workspace-relative paths whose content, target or presence differs between two snapshots."""
+        paths = set(before.files) | set(after.files) | set(before.links) | set(after.links)
+        return sorted(p for p in paths if before.state(p) != after.state(p))
 
-    def blobs(self, tree: str, rels: list[str]) -> dict[str, bytes | None]:
-        """The files' bytes in a snapshot (None: not there), as they were in the work tree."""
-        wanted = {self.prefix + rel: rel for rel in rels}
+    def blobs(self, snap: Snapshot, rels: list[str]) -> dict[str, bytes | None]:
+        """The files' bytes in a snapshot (None: not a file there), exactly as they were."""
         found: dict[str, bytes | None] = dict.fromkeys(rels)
-        listing = _git(self.top, "ls-tree", "-r", "-z", tree).decode("utf-8", "surrogateescape")
-        raw: list[tuple[str, str]] = []
-        filtered: list[tuple[str, str]] = []
-        for entry in listing.split("\0"):
-            meta, _, path = entry.partition("\t")
-            if path in wanted and "\n" not in path:
-                sha = meta.split()[2]
-                (raw if path in self._raw or meta.startswith("120000") else filtered).append((path, sha))
-        for batch, options in ((raw, []), (filtered, ["--filters"])):
-            if not batch:
-                continue
-            lines = [f"{sha} {path}" if options else sha for path, sha in batch]
-            out = _git(self.top, "cat-file", "--batch", *options, stdin="\n".join(lines).encode(
-                "utf-8", "surrogateescape") + b"\n")
-            for (path, _), data in zip(batch, _batch_contents(out), strict=True):
-                found[wanted[path]] = data
+        batch = [(rel, snap.files[rel]) for rel in rels if rel in snap.files]
+        if batch:
+            out = _git(self.top, "cat-file", "--batch", stdin="".join(f"{sha}\n" for _, sha in batch).encode())
+            for (rel, _), data in zip(batch, _batch_contents(out), strict=True):
+                found[rel] = data
         return found
+
+
+def _racy(key: StatKey, now: int) -> bool:
+    return max(key[1], key[2]) >= now - RACY_NS
+
+
+def _split(out: bytes) -> list[str]:
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def _quoted(path: str) -> bytes:
+    """`path` C-quoted, the way `--stdin-paths` reads a name that holds a newline or a quote."""
+    out = bytearray(b'"')
+    for byte in path.encode("utf-8", "surrogateescape"):
+        if byte in b'"\\':
+            out += b"\\" + bytes([byte])
+        elif byte < 0x20 or byte == 0x7F:
+            out += b"\\%03o" % byte
+        else:
+            out.append(byte)
+    return bytes(out + b'"')
 
 
 def _batch_contents(out: bytes) -> list[bytes | None]:
@@ -203,20 +256,15 @@ def _batch_contents(out: bytes) -> list[bytes | None]:
     return contents
 
 
-def _mode(path: Path) -> str:
-    return "100755" if os.name != "nt" and os.access(path, os.X_OK) else "100644"
-
-
 def _nul(items: list[str]) -> bytes:
     return b"".join(item.encode("utf-8", "surrogateescape") + b"\0" for item in items)
 
 
-def _git(cwd: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
-         check: bool = True) -> bytes:
+def _git(cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
     """Run git quietly: no pager, no prompts, no optional locks, no secrets in its environment."""
     try:
         done = subprocess.run(["git", "-c", "core.quotepath=false", *args], cwd=cwd, input=stdin,
-                              capture_output=True, env=_env(env), check=False)
+                              capture_output=True, env=_env(), check=False)
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from exc
     if check and done.returncode != 0:
@@ -225,10 +273,10 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes 
     return done.stdout
 
 
-def _git_parallel(cwd: Path, commands: list[list[str]], env: dict[str, str]) -> list[bytes]:
+def _git_parallel(cwd: Path, commands: list[list[str]]) -> list[bytes]:
     """Several read-only git commands at once; their outputs in order."""
     try:
-        children = [subprocess.Popen(["git", "-c", "core.quotepath=false", *args], cwd=cwd, env=_env(env),
+        children = [subprocess.Popen(["git", "-c", "core.quotepath=false", *args], cwd=cwd, env=_env(),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE) for args in commands]
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from exc
@@ -240,6 +288,5 @@ def _git_parallel(cwd: Path, commands: list[list[str]], env: dict[str, str]) -> 
     return [out for out, _ in outputs]
 
 
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    return {**scrub_env(os.environ), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C",
-            **(extra or {})}
+def _env() -> dict[str, str]:
+    return {**scrub_env(os.environ), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import secrets
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,17 +27,18 @@ from typing import Any
 
 from core.checkpoints import scan as scanning
 from core.checkpoints.diff import unified
-from core.checkpoints.gitsnap import GitError, GitSnapshots, Snapshot
+from core.checkpoints.gitsnap import IGNORED, GitError, GitSnapshots, Snapshot
 from core.checkpoints.store import BlobStore, digest
 from core.events import Emit
+from core.private import make_folder
 from core.tools.safety import is_credential_path
 
 UNKNOWN = "?"  # a previous content the agent does not have
 OUTSIDE_GIT = "{} by a command outside git, where its previous content cannot be kept"
-LEFT_OUT = "left out of the snapshot (over 20 MB, or a credential file)"
 TOO_MANY = "the command changed too many files or bytes for all of them to be kept"
 MAX_COMMAND_PATHS = 2000  # files one command may change and still have their previous bytes kept
 MAX_COMMAND_BYTES = 200 * 1024 * 1024
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)  # binary on Windows, where links are rare
 CHECKPOINT = "checkpoint"  # the journal record kind and the event name
 UNDO = "undo"
 
@@ -43,8 +47,9 @@ UNDO = "undo"
 class Change:
     path: str  # workspace-relative, POSIX
     before: str | None  # SHA-256 in the blob store; None: the file did not exist; UNKNOWN: not kept
-    after: str | None  # what the agent left: SHA-256, None (deleted) or "stat:<size>:<mtime_ns>"
+    after: str | None  # what the agent left: a state (see `Checkpoints._state`) or "stat:<size>:<mtime_ns>"
     why: str = ""  # why the previous content was not kept, when it was not
+    link: bool = False  # the path was a symlink: `before` holds its target
 
 
 @dataclass
@@ -59,12 +64,13 @@ class Checkpoint:
     def record(self) -> dict[str, Any]:
         return {"kind": CHECKPOINT, "turn": self.turn, "source": self.source, "command": self.command,
                 "prompt": self.prompt, "workspace": self.workspace,
-                "changes": [{"path": c.path, "before": c.before, "after": c.after, **({"why": c.why} if c.why else {})}
+                "changes": [{**_path_fields(c.path), "before": c.before, "after": c.after,
+                             **({"why": c.why} if c.why else {}), **({"link": True} if c.link else {})}
                             for c in self.changes]}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Checkpoint:
-        changes = [Change(str(c["path"]), c.get("before"), c.get("after"), str(c.get("why", "")))
+        changes = [Change(_path_from(c), c.get("before"), c.get("after"), str(c.get("why", "")), bool(c.get("link")))
                    for c in record.get("changes", [])]
         return cls(int(record["turn"]), str(record.get("source", "")), changes, str(record.get("command", "")),
                    str(record.get("prompt", "")), str(record.get("workspace", "")))
@@ -75,6 +81,7 @@ class Restore:
     path: str
     data: bytes | None  # None: delete the file
     conflict: bool = False  # the file changed since the agent left it
+    link: bool = False  # `data` is the target of a symlink to make
 
 
 @dataclass
@@ -90,7 +97,7 @@ class UndoPlan:
 
     def describe(self) -> str:
         """The files and what will happen to each, one per line."""
-        lines = [f"  {'delete' if r.data is None else 'restore'} {r.path}"
+        lines = [f"  {'delete' if r.data is None else 'restore'} {r.path}" + (" (a symlink)" if r.link else "")
                  + (" (changed outside the agent since)" if r.conflict else "") for r in self.restores]
         lines += [f"  cannot restore {path}: {why}" for path, why in self.cannot]
         return "\n".join(lines)
@@ -195,29 +202,33 @@ class Checkpoints:
     def _after_snapshot(self, git: GitSnapshots, before: Snapshot, command: str) -> None:
         try:
             after = git.snapshot()
-            changed = git.changed(before.tree, after.tree)
-            old = git.blobs(before.tree, changed[:MAX_COMMAND_PATHS])
+            changed = git.changed(before, after)
+            old = git.blobs(before, changed[:MAX_COMMAND_PATHS])
         except (GitError, OSError) as exc:
             self._emit("notice", {"kind": "warning", "message": f"no snapshot after this command ({exc})"})
             return
         changes, kept = [], 0
         for rel in changed:
             data = old.get(rel, UNKNOWN)
+            link = rel in before.links
+            if link:
+                data = os.fsencode(before.links[rel])
             if isinstance(data, bytes) and kept + len(data) <= MAX_COMMAND_BYTES:
                 kept += len(data)
                 sha, why = self._keep(rel, data)
             elif isinstance(data, bytes) or data == UNKNOWN:
                 sha, why = UNKNOWN, TOO_MANY
-            elif rel in before.skipped:
-                sha, why = UNKNOWN, LEFT_OUT
+            elif rel in before.left_out:
+                sha, why = UNKNOWN, before.left_out[rel][1]
             else:
                 sha, why = None, ""  # the command created it
-            changes.append(Change(rel, sha, self._current_sha(rel), why))
-        for rel in sorted(set(before.skipped) | set(after.skipped)):  # left out of both trees: only named
-            if before.skipped.get(rel) != after.skipped.get(rel) and rel not in changed:
-                existed = rel in before.skipped
-                changes.append(Change(rel, UNKNOWN if existed else None, self._stat_state(rel),
-                                      LEFT_OUT if existed else ""))
+            changes.append(Change(rel, sha, self._state(rel), why, link))
+        for rel in sorted((set(before.left_out) | set(after.left_out)) - set(changed)):  # not kept: named
+            was, now = before.left_out.get(rel), after.left_out.get(rel)
+            if was is not None and (now is None or now[0] != was[0]):
+                changes.append(Change(rel, UNKNOWN, self._stat_state(rel), was[1]))
+            elif was is None and now is not None and now[1] != IGNORED:
+                changes.append(Change(rel, None, self._stat_state(rel)))  # the command created it
         if changes:
             self._add(Checkpoint(self.turn, "run_shell", changes, command))
 
@@ -237,6 +248,8 @@ class Checkpoints:
     def _snapshots(self) -> GitSnapshots | None:
         if self._git is False:
             self._git = GitSnapshots.detect(self.workspace, self.folder / "checkpoints")
+            if self._git is not None:
+                make_folder(self._git.scratch)
         return self._git or None
 
     def _add(self, checkpoint: Checkpoint) -> None:
@@ -251,27 +264,37 @@ class Checkpoints:
                                 "paths": [c.path for c in checkpoint.changes],
                                 "not_restorable": [c.path for c in checkpoint.changes if c.before == UNKNOWN]})
 
-    # -- the workspace now -------------------------------------------------------------------
+    # -- the workspace now (a symlink is never followed) ---------------------------------------
     def _file(self, rel: str) -> Path:
+        """The path of `rel`, which must name an entry inside the workspace (its folder, resolved, is)."""
         path = self.workspace / rel
-        if not path.parent.resolve().is_relative_to(self.workspace):
+        if path.name in ("", ".", "..") or not path.parent.resolve().is_relative_to(self.workspace):
             raise ValueError(f"{rel} is outside the workspace")
         return path
 
     def _read(self, rel: str) -> bytes | None:
+        """The bytes of `rel` when it is a regular file (not a symlink to one); else None."""
         try:
-            path = self._file(rel)
-            return path.read_bytes() if path.is_file() else None
+            fd = os.open(self._file(rel), os.O_RDONLY | _NO_FOLLOW | getattr(os, "O_NONBLOCK", 0))
         except (OSError, ValueError):
             return None
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
-    def _current_sha(self, rel: str) -> str | None:
+    def _state(self, rel: str) -> str | None:
+        """What `rel` is now: None (nothing), the SHA-256 of a file's bytes, "link:<target>", or "other"."""
+        try:
+            info = os.lstat(self._file(rel))
+            if stat.S_ISLNK(info.st_mode):
+                return "link:" + os.readlink(self._file(rel))
+        except (OSError, ValueError):
+            return None
         data = self._read(rel)
-        return digest(data) if data is not None else None
+        return digest(data) if data is not None else "other"
 
     def _stat_state(self, rel: str) -> str | None:
         try:
-            info = self._file(rel).stat()
+            info = os.lstat(self._file(rel))
         except (OSError, ValueError):
             return None
         return f"stat:{info.st_size}:{info.st_mtime_ns}"
@@ -279,7 +302,7 @@ class Checkpoints:
     def _matches(self, rel: str, state: str | None) -> bool:
         if state is not None and state.startswith("stat:"):
             return self._stat_state(rel) == state
-        return self._current_sha(rel) == state
+        return self._state(rel) == state
 
     # -- undo ----------------------------------------------------------------------------------
     def undoable_turns(self) -> list[int]:
@@ -306,10 +329,11 @@ class Checkpoints:
             if target is not None and data is None:
                 plan.cannot.append((rel, "its saved copy is missing from the session folder"))
                 continue
-            current = self._read(rel)
-            if (current is None and data is None) or (current is not None and current == data):
+            link = first[rel].link
+            was = "link:" + os.fsdecode(data) if link and data is not None else target
+            if self._state(rel) == was:
                 continue  # already as it was
-            plan.restores.append(Restore(rel, data, conflict=not self._matches(rel, last[rel].after)))
+            plan.restores.append(Restore(rel, data, not self._matches(rel, last[rel].after), link))
         return plan
 
     def apply_undo(self, plan: UndoPlan, overwrite: bool = False) -> str:
@@ -320,12 +344,7 @@ class Checkpoints:
         restored, failed = [], []
         for item in plan.restores:
             try:
-                path = self._file(item.path)
-                if item.data is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(item.data)
+                self._put_back(item)
                 restored.append(item.path)
             except (OSError, ValueError) as exc:
                 failed.append((item.path, getattr(exc, "strerror", None) or str(exc)))
@@ -342,6 +361,34 @@ class Checkpoints:
         if cannot:
             text += ". Not restored: " + "; ".join(f"{p} ({why})" for p, why in cannot)
         return text + "."
+
+    def _put_back(self, item: Restore) -> None:
+        """Make `item.path` what it was, replacing whatever is there now (a symlink included) without
+        following it: a new file or link is made beside it and renamed over it."""
+        path = self._file(item.path)
+        if item.data is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path = self._file(item.path)  # the folders made must not have led outside
+        temp = path.with_name(f".undo-{secrets.token_hex(8)}.tmp")
+        try:
+            if item.link:
+                os.symlink(os.fsdecode(item.data), temp)
+            else:
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW
+                with os.fdopen(os.open(temp, flags, 0o666), "wb") as handle:
+                    handle.write(item.data)
+                with contextlib.suppress(OSError):  # the mode of the file it replaces, when that is a file
+                    info = os.lstat(path)
+                    if stat.S_ISREG(info.st_mode):
+                        os.chmod(temp, stat.S_IMODE(info.st_mode))
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
 
     # -- diff ----------------------------------------------------------------------------------
     def diff(self, last_turn_only: bool = False) -> str:
@@ -362,6 +409,12 @@ class Checkpoints:
                 parts.append(f"{rel}: {first[rel].why or 'its previous content was not kept'}")
                 continue
             old = self.store.get(before) if before is not None else None
+            if first[rel].link and old is not None:
+                parts.append(f"{rel}: was a symlink to {os.fsdecode(old)}")
+                old = None
+            now = self._state(rel) or ""
+            if now.startswith("link:"):
+                parts.append(f"{rel}: is now a symlink to {now[5:]}")
             text = unified(rel, old, self._read(rel))
             if text:
                 parts.append(text)
@@ -381,8 +434,23 @@ def _note_for_model(restored: list[str], cannot: list[tuple[str, str]]) -> str:
     return text + " Read files again before relying on them.]"
 
 
+def _path_fields(path: str) -> dict[str, str]:
+    """A path in a record: as text, and as the hex of its bytes when they are not UTF-8 (the journal
+    stores text, and a name must come back exactly for /undo to find the file)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "surrogateescape")
+        return {"path": raw.decode("utf-8", "replace"), "raw": raw.hex()}
+    return {"path": path}
+
+
+def _path_from(change: dict[str, Any]) -> str:
+    raw = change.get("raw")
+    return bytes.fromhex(raw).decode("utf-8", "surrogateescape") if raw else str(change["path"])
+
+
 def session_checkpoints_size(folder: Path) -> int:
     """Bytes the checkpoints of the session in `folder` take (for the session listing)."""
-    return BlobStore(folder / "checkpoints" / "blobs").size() + sum(
-        f.stat().st_size for f in (folder / "checkpoints").glob("git-index") if f.is_file())
+    return BlobStore(folder / "checkpoints" / "blobs").size()
 

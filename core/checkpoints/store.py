@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from core.private import make_folder
+
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -19,6 +21,7 @@ def digest(data: bytes) -> str:
 class BlobStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._private = False  # the store's folders made private (0700) in this process
 
     def _path(self, sha: str) -> Path:
         return self.root / sha[:2] / sha
@@ -30,7 +33,12 @@ class BlobStore:
         path = self._path(sha)
         if path.exists():
             return sha
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not self._private:  # also when an older version left them readable by others
+            make_folder(self.root.parent)
+            make_folder(self.root)
+            self._private = True
+        if not path.parent.is_dir():
+            make_folder(path.parent)
         temp = path.with_name(f"{sha}.{os.getpid()}.tmp")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
         with os.fdopen(fd, "wb") as handle:

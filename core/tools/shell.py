@@ -77,7 +77,8 @@ class ShellRun:
     timed_out: bool = False
     interrupted: bool = False
     truncated_bytes: int = 0  # bytes left out of `output` (they are in the archive)
-    background: bool = False  # a background job still runs and holds the output pipe
+    background: bool = False  # a background job still runs (stopped when the session ends)
+    holds_output: bool = False  # ... and holds the output pipe: what it prints later is not captured
 
 
 def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
@@ -137,7 +138,9 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     with lock:
         finished = True
         output = bytes(captured)
-    background = reader.is_alive()
+    holds_output = reader.is_alive()
+    # A job whose output goes elsewhere (`server > log 2>&1 &`) holds no pipe but still runs.
+    background = holds_output or (sys.platform != "win32" and _signal_group(proc.pid, 0))
     if background:
         _lingering.add(proc.pid)
     if sink is not None:
@@ -145,7 +148,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     killed = timed_out or cancel.cancelled
     return ShellRun(output=output, exit_code=None if killed else proc.returncode,
                     duration=time.monotonic() - start, timed_out=timed_out, interrupted=cancel.cancelled,
-                    truncated_bytes=dropped, background=background)
+                    truncated_bytes=dropped, background=background, holds_output=holds_output)
 
 
 def _wait(proc: subprocess.Popen, timeout: float, cancel: Cancel) -> bool:
@@ -239,10 +242,12 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         text = f"timed out after {timeout:.0f} s; the process tree was killed\n" + text
     elif run.interrupted:
         text = "interrupted by the user; the process tree was killed\n" + text
-    if run.background:
+    if run.holds_output:
         text += ("\n[a background job is still running and holds the output; what it prints from now on is "
                  "not captured: redirect it to a file (`cmd > log 2>&1 &`) to read it later. It is stopped when "
                  "the session ends]")
+    elif run.background:
+        text += "\n[a background job is still running; it is stopped when the session ends]"
     if run.truncated_bytes:
         text += f"\n[{run.truncated_bytes:,} more bytes were not kept in memory" + (
             f"; read them with read_output id={archive_id}]" if archive_id else "]")

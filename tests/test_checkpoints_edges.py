@@ -1,0 +1,184 @@
+"""Checkpoints at their edges, through the real agent against a scripted model on 127.0.0.1: a command
+that swaps a file for a symlink, repositories whose git filters change line endings, ignored files,
+secrets in /diff, odd file names, and the privacy of what the session folder keeps."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.sse_server import Reply, ScriptedServer, call_events, text_events
+from tests.test_one_shot import run_agent
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH: no snapshots to test")
+POSIX = sys.platform != "win32"
+
+
+def _git(ws: Path, *args: str) -> bytes:
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=ws, capture_output=True,
+                          check=True, env=env).stdout
+
+
+def _commands(*commands: str, writes: tuple[tuple[str, str], ...] = ()) -> list[Reply]:
+    calls = [("write_file", {"path": path, "content": content}) for path, content in writes]
+    calls += [("run_shell", {"command": command}) for command in commands]
+    return [Reply(call_events(calls)), Reply(text_events("done"))]
+
+
+def _turn_then(tmp_path: Path, script: list[Reply], stdin: bytes, gone: tuple[str, ...] = ()) -> str:
+    """One --one turn (after which the files `gone` must be gone), then the session resumed in the plain
+    REPL with `stdin` typed (and --yes)."""
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "change things"], server.url, tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert not [name for name in gone if os.path.lexists(tmp_path / "ws" / name)], done.stdout.decode()
+    with ScriptedServer([Reply(text_events("unused"))]) as server:
+        done = run_agent(["--resume", "--plain", "--yes"], server.url, tmp_path, stdin=stdin)
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stderr.decode("utf-8", "replace")
+
+
+def _ws(tmp_path: Path, git: bool) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    if git:
+        _git(ws, "init", "-q")
+    return ws
+
+
+@pytest.mark.skipif(not POSIX, reason="symlinks need privileges on Windows")
+@pytest.mark.parametrize("git", [pytest.param(True, marks=needs_git), False], ids=["git", "no-git"])
+def test_undo_replaces_a_symlink_the_command_made_and_never_writes_through_it(tmp_path: Path, git: bool) -> None:
+    ws = _ws(tmp_path, git)
+    (ws / "a.txt").write_bytes(b"original\n")
+    if git:
+        _git(ws, "add", ".")
+        _git(ws, "commit", "-qm", "c")
+    outside = tmp_path / "outside.txt"  # stands for ~/.bashrc
+    outside.write_bytes(b"the user's own file\n")
+    err = _turn_then(tmp_path, _commands(f"ln -sf '{outside}' a.txt", writes=(("a.txt", "agent\n"),)), b"/undo\n")
+    assert outside.read_bytes() == b"the user's own file\n", err
+    assert not (ws / "a.txt").is_symlink() and (ws / "a.txt").read_bytes() == b"original\n", err
+    assert "Restored 1 file(s)" in err
+
+
+@pytest.mark.skipif(not POSIX, reason="symlinks need privileges on Windows")
+@needs_git
+def test_a_symlink_the_command_deleted_comes_back_as_a_symlink(tmp_path: Path) -> None:
+    ws = _ws(tmp_path, git=True)
+    (ws / "target.txt").write_bytes(b"t\n")
+    os.symlink("target.txt", ws / "link")
+    os.symlink("no/such/file", ws / "dangling")
+    _turn_then(tmp_path, _commands("rm link dangling"), b"/undo\n", gone=("link", "dangling"))
+    assert os.readlink(ws / "link") == "target.txt" and os.readlink(ws / "dangling") == "no/such/file"
+
+
+CRLF = b"one\r\ntwo\r\n"
+MIXED = b"crlf\r\nlf\nend"
+
+
+@needs_git
+@pytest.mark.parametrize("setup", ["autocrlf", "attributes", "autocrlf-turned-off", "filter-driver"])
+def test_repositories_with_line_ending_filters_come_back_byte_for_byte(tmp_path: Path, setup: str) -> None:
+    ws = _ws(tmp_path, git=True)
+    if setup == "attributes":
+        (ws / ".gitattributes").write_bytes(b"*.txt text eol=crlf\n")
+    elif setup == "filter-driver":  # one that keeps the size: only the attribute tells
+        _git(ws, "config", "filter.upper.clean", "tr a-z A-Z")
+        _git(ws, "config", "filter.upper.smudge", "cat")
+        (ws / ".gitattributes").write_bytes(b"*.txt filter=upper\n")
+    else:
+        _git(ws, "config", "core.autocrlf", "true")
+    (ws / "crlf.txt").write_bytes(CRLF)
+    (ws / "mixed.txt").write_bytes(MIXED)
+    for name in ("crlf.txt", "mixed.txt"):  # not "racily clean": git trusts their stat data from now on
+        os.utime(ws / name, (1_600_000_000, 1_600_000_000))
+    _git(ws, "add", ".")
+    _git(ws, "commit", "-qm", "c")  # the repository holds LF; the work tree keeps CRLF and the mix
+    if setup == "autocrlf-turned-off":
+        _git(ws, "config", "core.autocrlf", "false")
+        _git(ws, "status")  # the index still calls the CRLF files clean
+    (ws / "untracked.txt").write_bytes(CRLF)
+    index = (ws / ".git" / "index").read_bytes()
+    err = _turn_then(tmp_path, _commands("rm crlf.txt mixed.txt untracked.txt"), b"/undo\n",
+                     gone=("crlf.txt", "mixed.txt", "untracked.txt"))
+    assert "Restored 3 file(s)" in err, err
+    assert (ws / "crlf.txt").read_bytes() == CRLF and (ws / "mixed.txt").read_bytes() == MIXED
+    assert (ws / "untracked.txt").read_bytes() == CRLF
+    assert (ws / ".git" / "index").read_bytes() == index
+
+
+@needs_git
+def test_a_deleted_ignored_file_is_named_as_not_restorable(tmp_path: Path) -> None:
+    ws = _ws(tmp_path, git=True)
+    (ws / ".gitignore").write_text("*.log\nbuild/\n")
+    (ws / "app.log").write_text("log\n")
+    (ws / "build").mkdir()
+    (ws / "build" / "out.o").write_bytes(b"\0obj")
+    with ScriptedServer(_commands("rm app.log", "rm -r build")) as server:
+        done = run_agent(["--one", "clean", "--json"], server.url, tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    events = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    (first, second) = [e for e in events if e["event"] == "checkpoint"]
+    assert first["not_restorable"] == ["app.log"] and second["not_restorable"] == ["build/"]
+    with ScriptedServer([Reply(text_events("unused"))]) as server:
+        err = run_agent(["--resume", "--plain", "--yes"], server.url, tmp_path, stdin=b"/undo\n").stderr.decode()
+    assert "cannot restore app.log: ignored by git" in err and "cannot restore build/: ignored by git" in err
+
+
+@pytest.mark.parametrize("git", [pytest.param(True, marks=needs_git), False], ids=["git", "no-git"])
+def test_diff_redacts_secrets_and_defuses_control_characters(tmp_path: Path, git: bool) -> None:
+    ws = _ws(tmp_path, git)
+    token = "ghp_" + "a1B2" * 9
+    (ws / "config.txt").write_text("token = old\n")
+    script = _commands(writes=(("config.txt", f"key = {TEST_KEY}\ntoken = {token}\nbell \x1b]0;title\x07\n"),))
+    err = _turn_then(tmp_path, script, b"/diff\n")
+    assert TEST_KEY not in err and token not in err and "\x1b" not in err
+    assert "+key = [REDACTED]" in err and "+token = [REDACTED]" in err and "\\x1b]0;title\\x07" in err
+
+
+ODD = [b"n-new\nline.txt", b"n-tab\there.txt", b'n-"double".txt', b"n-'single'.txt", b"n-bad\xff\xfe.txt",
+       "n-中文 名字.txt".encode(), b"n-back\\slash.txt", b"n-cr\r.txt"]
+
+
+@pytest.mark.skipif(not POSIX, reason="these names are not allowed on Windows")
+@pytest.mark.parametrize("git", [pytest.param(True, marks=needs_git), False], ids=["git", "no-git"])
+def test_odd_file_names_are_snapshotted_and_restored(tmp_path: Path, git: bool) -> None:
+    ws = _ws(tmp_path, git)
+    for name in ODD:
+        (ws / os.fsdecode(name)).write_bytes(b"content of " + name + b"\r\n")
+    if git:
+        _git(ws, "add", os.fsdecode(ODD[0]), os.fsdecode(ODD[5]))  # tracked ones and untracked ones
+        _git(ws, "commit", "-qm", "c")
+    err = _turn_then(tmp_path, _commands("rm -- n-*"), b"/undo\n", gone=tuple(map(os.fsdecode, ODD)))
+    if git:
+        assert f"Restored {len(ODD)} file(s)" in err, err
+        for name in ODD:
+            assert (ws / os.fsdecode(name)).read_bytes() == b"content of " + name + b"\r\n"
+    else:
+        assert "Nothing can be restored" in err and "cannot restore n-中文 名字.txt: deleted by a command outside git" in err
+        assert "cannot restore n-new\nline.txt" in err and "n-cr\\r.txt" in err and "n-bad\ufffd\ufffd.txt" in err
+
+
+@pytest.mark.skipif(not POSIX, reason="POSIX permissions")
+@needs_git
+def test_what_the_checkpoints_keep_is_private(tmp_path: Path) -> None:
+    ws = _ws(tmp_path, git=True)
+    (ws / "a.txt").write_text("a\n")
+    with ScriptedServer(_commands("rm a.txt", writes=(("b.txt", "b\n"),))) as server:
+        done = run_agent(["--one", "x"], server.url, tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    (folder,) = (tmp_path / "sessions").iterdir()
+    kept = list((folder / "checkpoints").rglob("*"))
+    assert any(p.is_file() for p in kept)
+    for path in [folder / "checkpoints", *kept]:
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
