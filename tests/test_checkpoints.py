@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,12 +21,12 @@ from core.commands import run_command
 from core.session import open_session
 from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
+from tests.test_checkpoints_edges import needs_git
 from tests.test_one_shot import run_agent
 
 EDITED = b"first line\r\nsecond caf\xe9 line\r\nthird\r\n"
 THIRD = b"\x00\x01binary\xff\r\n"
-DELETE = "rm third.bin"
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH: no snapshots to test")
+DELETE = "del third.bin" if sys.platform == "win32" else "rm third.bin"  # cmd.exe and PowerShell know `del`
 
 
 def _turn() -> list[Reply]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,7 @@ import pytest
 from core.checkpoints import Checkpoints, gitsnap
 from core.checkpoints.diff import unified
 from core.checkpoints.scan import compare, scan
-
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH: no snapshots to test")
+from tests.test_checkpoints_edges import CONVERTED, SETUPS, converting_repository, needs_git
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -264,7 +262,7 @@ def test_chinese_names_with_spaces_come_back_from_a_snapshot(tmp_path: Path) -> 
 
 
 @needs_git
-@pytest.mark.parametrize("setup", ["plain", "autocrlf", "attributes", "autocrlf-turned-off", "filter-driver"])
+@pytest.mark.parametrize("setup", ["plain", *SETUPS])
 def test_the_users_index_is_trusted_only_where_its_blob_holds_the_files_bytes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str) -> None:
     monkeypatch.setattr(gitsnap, "RACY_NS", 0)  # files just written count as settled
@@ -274,27 +272,15 @@ def test_the_users_index_is_trusted_only_where_its_blob_holds_the_files_bytes(
     ws = tmp_path / "ws"
     ws.mkdir()
     _git(ws, "init", "-q")
-    if setup in ("autocrlf", "autocrlf-turned-off"):
-        _git(ws, "config", "core.autocrlf", "true")
-    elif setup == "attributes":
-        (ws / ".gitattributes").write_bytes(b"*.txt text eol=crlf\n")
-    elif setup == "filter-driver":  # one that keeps the size: only the attribute tells
-        _git(ws, "config", "filter.upper.clean", "tr a-z A-Z")
-        _git(ws, "config", "filter.upper.smudge", "cat")
-        (ws / ".gitattributes").write_bytes(b"*.txt filter=upper\n")
-    content = {"crlf.txt": b"one\r\ntwo\r\n", "mixed.txt": b"crlf\r\nlf\nend", "lf.txt": b"plain\n"}
-    for name, data in content.items():
-        (ws / name).write_bytes(data)
-        os.utime(ws / name, (1_600_000_000, 1_600_000_000))  # not "racily clean" for git either
-    _git(ws, "add", ".")
-    _git(ws, "commit", "-qm", "c")
-    if setup == "autocrlf-turned-off":
-        _git(ws, "config", "core.autocrlf", "false")
+    converting_repository(ws, setup if setup != "plain" else "autocrlf-turned-off")
+    if setup == "plain":  # no conversion at all: the index's blobs are the files' bytes
+        _git(ws, "add", "--renormalize", ".")
+        _git(ws, "commit", "-qm", "as they are")
     checkpoints, _ = _checkpoints(tmp_path, ws)
     checkpoints.begin_turn("x")
     with checkpoints.command("rm *.txt"):
         _sh("rm *.txt", ws)
     checkpoints.apply_undo(checkpoints.plan_undo())
-    assert {name: (ws / name).read_bytes() for name in content} == content
+    assert {name: (ws / name).read_bytes() for name in CONVERTED} == CONVERTED
     converted = {"plain": [], "filter-driver": ["crlf.txt", "lf.txt", "mixed.txt"]}.get(setup, ["crlf.txt", "mixed.txt"])
     assert sorted(hashed) == converted  # the rest came from the user's index

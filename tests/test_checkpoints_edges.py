@@ -83,13 +83,12 @@ def test_a_symlink_the_command_deleted_comes_back_as_a_symlink(tmp_path: Path) -
 
 
 CRLF = b"one\r\ntwo\r\n"
-MIXED = b"crlf\r\nlf\nend"
+CONVERTED = {"crlf.txt": CRLF, "mixed.txt": b"crlf\r\nlf\nend", "lf.txt": b"plain\n"}
+SETUPS = ["autocrlf", "attributes", "autocrlf-turned-off", "filter-driver"]
 
 
-@needs_git
-@pytest.mark.parametrize("setup", ["autocrlf", "attributes", "autocrlf-turned-off", "filter-driver"])
-def test_repositories_with_line_ending_filters_come_back_byte_for_byte(tmp_path: Path, setup: str) -> None:
-    ws = _ws(tmp_path, git=True)
+def converting_repository(ws: Path, setup: str) -> None:
+    """A repository whose index holds other bytes than the work tree (CONVERTED) and calls them clean."""
     if setup == "attributes":
         (ws / ".gitattributes").write_bytes(b"*.txt text eol=crlf\n")
     elif setup == "filter-driver":  # one that keeps the size: only the attribute tells
@@ -98,21 +97,26 @@ def test_repositories_with_line_ending_filters_come_back_byte_for_byte(tmp_path:
         (ws / ".gitattributes").write_bytes(b"*.txt filter=upper\n")
     else:
         _git(ws, "config", "core.autocrlf", "true")
-    (ws / "crlf.txt").write_bytes(CRLF)
-    (ws / "mixed.txt").write_bytes(MIXED)
-    for name in ("crlf.txt", "mixed.txt"):  # not "racily clean": git trusts their stat data from now on
-        os.utime(ws / name, (1_600_000_000, 1_600_000_000))
+    for name, data in CONVERTED.items():
+        (ws / name).write_bytes(data)
+        os.utime(ws / name, (1_600_000_000, 1_600_000_000))  # not "racily clean": git trusts their stat data
     _git(ws, "add", ".")
-    _git(ws, "commit", "-qm", "c")  # the repository holds LF; the work tree keeps CRLF and the mix
+    _git(ws, "commit", "-qm", "c")  # the repository holds LF (or capitals); the work tree keeps its bytes
     if setup == "autocrlf-turned-off":
         _git(ws, "config", "core.autocrlf", "false")
         _git(ws, "status")  # the index still calls the CRLF files clean
+
+
+@needs_git
+@pytest.mark.parametrize("setup", SETUPS)
+def test_repositories_with_line_ending_filters_come_back_byte_for_byte(tmp_path: Path, setup: str) -> None:
+    ws = _ws(tmp_path, git=True)
+    converting_repository(ws, setup)
     (ws / "untracked.txt").write_bytes(CRLF)
     index = (ws / ".git" / "index").read_bytes()
-    err = _turn_then(tmp_path, _commands("rm crlf.txt mixed.txt untracked.txt"), b"/undo\n",
-                     gone=("crlf.txt", "mixed.txt", "untracked.txt"))
-    assert "Restored 3 file(s)" in err, err
-    assert (ws / "crlf.txt").read_bytes() == CRLF and (ws / "mixed.txt").read_bytes() == MIXED
+    err = _turn_then(tmp_path, _commands("rm *.txt"), b"/undo\n", gone=("untracked.txt", *CONVERTED))
+    assert "Restored 4 file(s)" in err, err
+    assert {name: (ws / name).read_bytes() for name in CONVERTED} == CONVERTED
     assert (ws / "untracked.txt").read_bytes() == CRLF
     assert (ws / ".git" / "index").read_bytes() == index
 
