@@ -8,9 +8,13 @@ and everything that leaves is written as UTF-8.
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
+import re
 import sys
+from functools import lru_cache
+from typing import Any
 
 
 def setup_streams() -> None:
@@ -25,19 +29,104 @@ def setup_streams() -> None:
         _enable_windows_vt()
 
 
+@lru_cache(maxsize=1)
+def _kernel32() -> Any:
+    """kernel32 with the signatures used here declared: a HANDLE is pointer-sized, not a C int."""
+    import ctypes
+    from ctypes import wintypes
+
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+    kernel32.GetStdHandle.argtypes, kernel32.GetStdHandle.restype = [wintypes.DWORD], wintypes.HANDLE
+    kernel32.GetConsoleMode.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD)]
+    kernel32.GetConsoleMode.restype = wintypes.BOOL
+    kernel32.SetConsoleMode.argtypes, kernel32.SetConsoleMode.restype = [wintypes.HANDLE, wintypes.DWORD], wintypes.BOOL
+    for name in ("GetConsoleOutputCP", "GetOEMCP", "GetACP"):
+        getattr(kernel32, name).argtypes, getattr(kernel32, name).restype = [], wintypes.UINT
+    return kernel32
+
+
 def _enable_windows_vt() -> None:
     """Turn on VT processing so ANSI sequences render instead of printing as garbage."""
     try:
-        import ctypes
+        from ctypes import byref, wintypes
 
-        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        kernel32 = _kernel32()
         for handle_id in (-11, -12):  # STD_OUTPUT_HANDLE, STD_ERROR_HANDLE
-            handle = kernel32.GetStdHandle(handle_id)
-            mode = ctypes.c_uint32()
-            if kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+            handle = kernel32.GetStdHandle(handle_id & 0xFFFFFFFF)
+            mode = wintypes.DWORD()
+            if kernel32.GetConsoleMode(handle, byref(mode)):
                 kernel32.SetConsoleMode(handle, mode.value | 0x0004)  # ENABLE_VIRTUAL_TERMINAL_PROCESSING
     except (AttributeError, OSError):
         pass
+
+
+def console_encoding() -> str | None:
+    """The code page a Windows console's programs write to a pipe when they do not write UTF-8:
+    the console's output code page (what `chcp` shows: 936 for Chinese, 437/850 for Western
+    systems), or the OEM code page when this process has no console. None on POSIX, for UTF-8
+    (65001) and for a code page Python does not know."""
+    if sys.platform != "win32":
+        return None
+    try:
+        kernel32 = _kernel32()
+        page = kernel32.GetConsoleOutputCP() or kernel32.GetOEMCP()
+    except (AttributeError, OSError):
+        return None
+    try:
+        name = codecs.lookup(f"cp{page}").name
+    except LookupError:
+        return None
+    return None if name == "utf-8" else name
+
+
+class OutputDecoder:
+    """A command's output bytes to text, incrementally (`final` at the end).
+
+    Each line (ended by \n or \r) is UTF-8 when it decodes as UTF-8, else it is read in `fallback`,
+    the console code page: cmd's built-ins, PowerShell and many native programs write that to a pipe,
+    so a Chinese system's GBK output is shown as Chinese, not as U+FFFD. Per line, because one
+    command can mix both (a UTF-8 Python child, then `dir`). Without a fallback (POSIX), bytes that
+    are not UTF-8 become U+FFFD. A line that is not yet complete is shown as far as it is UTF-8;
+    once it is not, it is held until its end (or HOLD_LIMIT bytes) to be read in the fallback."""
+
+    HOLD_LIMIT = 65536
+
+    def __init__(self, fallback: str | None = None) -> None:
+        self.fallback = fallback
+        self._held = b""
+
+    def decode(self, data: bytes, final: bool = False) -> str:
+        data = self._held + data
+        self._held = b""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return text
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+        text = "".join(self._line(line) for line in _LINE_END.split(data[:cut]))
+        rest = data[cut:]
+        if final or len(rest) > self.HOLD_LIMIT:
+            return text + self._line(rest)
+        try:
+            return text + rest.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            incomplete = exc.end == len(rest) and exc.reason == "unexpected end of data"
+            if incomplete or self.fallback is not None:
+                # a character cut by the read, or a line that needs the fallback: keep its bytes
+                self._held = rest[exc.start:]
+                return text + rest[:exc.start].decode("utf-8")
+            return text + rest.decode("utf-8", errors="replace")
+
+    def _line(self, line: bytes) -> str:
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError:
+            return line.decode(self.fallback or "utf-8", errors="replace")
+
+
+_LINE_END = re.compile(rb"(?<=[\r\n])")
 
 
 def clean_text(text: str) -> str:

@@ -1,16 +1,10 @@
-"""Running shell commands: the right shell for the platform, a clean environment, and a whole
-process tree killed on timeout or interrupt.
-
-On Windows the model is told which dialect it gets: Git Bash when Git for Windows is installed
-(WSL's `System32\\bash.exe` is deliberately not used: it runs in another filesystem), else PowerShell.
-"""
+"""Running shell commands (in the shell `core.tools.shells` chooses): a clean environment, output
+decoded as the console would show it, and a whole process tree killed on timeout or interrupt."""
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,16 +13,17 @@ import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from core import events as ev
 from core.cancel import Cancel
+from core.console import OutputDecoder, console_encoding
 from core.prune import prune
 from core.secrets import EnvPolicy, scrub_env
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.safety import destructive_reason
+from core.tools.shells import detect_shell
 
 # Keeps memory bounded for commands that print gigabytes; the archive on disk keeps every byte.
 MAX_CAPTURE_BYTES = 32 * 1024 * 1024
@@ -36,37 +31,6 @@ KILL_GRACE_SECONDS = 2.0
 BACKGROUND_GRACE_SECONDS = 0.5
 # Process groups whose background jobs outlived their command; killed when the session closes.
 _lingering: set[int] = set()
-
-
-@dataclass(frozen=True)
-class Shell:
-    argv_prefix: tuple[str, ...]
-    dialect: str  # shown to the model: "bash", "Git Bash (bash on Windows)", "PowerShell"
-
-
-@lru_cache(maxsize=1)
-def detect_shell() -> Shell:
-    if sys.platform != "win32":
-        bash = shutil.which("bash")
-        return Shell((bash, "-c"), "bash") if bash else Shell(("/bin/sh", "-c"), "POSIX sh")
-    git_bash = _find_git_bash()
-    if git_bash:
-        return Shell((git_bash, "-c"), "Git Bash (bash on Windows)")
-    pwsh = shutil.which("pwsh") or shutil.which("powershell") or "powershell.exe"
-    return Shell((pwsh, "-NoProfile", "-NonInteractive", "-Command"), "PowerShell")
-
-
-def _find_git_bash() -> str | None:
-    candidates = []
-    git = shutil.which("git")
-    if git:
-        root = Path(git).resolve().parent.parent  # <Git>\cmd\git.exe -> <Git>
-        candidates += [root / "bin" / "bash.exe", root / "usr" / "bin" / "bash.exe"]
-    for base in (os.environ.get("PROGRAMFILES"), os.environ.get("PROGRAMFILES(X86)"),
-                 os.environ.get("LOCALAPPDATA") and os.path.join(os.environ["LOCALAPPDATA"], "Programs")):
-        if base:
-            candidates.append(Path(base) / "Git" / "bin" / "bash.exe")
-    return next((str(c) for c in candidates if c.is_file()), None)
 
 
 @dataclass
@@ -82,9 +46,14 @@ class ShellRun:
 
 
 def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
-    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled."""
+    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled.
+
+    On Windows a Python child writes to a pipe in the ANSI code page (cp1252 cannot even hold
+    Chinese): it is told to write UTF-8."""
     env = scrub_env(os.environ, policy)
     env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
+    if sys.platform == "win32":
+        env.setdefault("PYTHONIOENCODING", "utf-8")
     return env
 
 
@@ -99,8 +68,15 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     else:
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
-    proc = subprocess.Popen([*shell.argv_prefix, command], cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs)
+    with shell.invocation(command) as argv:
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs)
+        return _collect(proc, start, timeout, cancel, sink, on_output)
+
+
+def _collect(proc: subprocess.Popen, start: float, timeout: float, cancel: Cancel, sink: BinaryIO | None,
+             on_output: Callable[[bytes], None] | None) -> ShellRun:
+    """Read the command's output until it ends (or is killed); see `run_command`."""
     captured = bytearray()
     dropped = 0
     lock = threading.Lock()
@@ -235,7 +211,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
     if dropped:
         ctx.emit(ev.NOTICE, {"kind": "info", "message": f"output archive: {dropped}"})
-    pruned = prune(run.output, command=command, exit_code=run.exit_code, archive_id=archive_id,
+    pruned = prune(OutputDecoder(console_encoding()).decode(run.output, final=True), command=command, exit_code=run.exit_code, archive_id=archive_id,
                    budget_chars=ctx.result_chars)
     text = pruned.text
     if run.timed_out:
@@ -271,7 +247,7 @@ class _LiveOutput:
 
     def __init__(self, ctx: ToolContext) -> None:
         self._ctx = ctx
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder = OutputDecoder(console_encoding())
         self._pending = ""
         self._last = 0.0
         self._lock = threading.Lock()
