@@ -25,6 +25,9 @@ POSIX_ASK = [
     # move-over, truncate, recursive permission changes, writes outside
     "mv a.py /etc/passwd", "cp a.py ~/.bashrc", "echo x > ~/.bashrc", "truncate -s 0 ~/notes", "chmod -R 777 ~",
     "chown -R me /", "find / -name x -exec rm {} ;", "echo k >> ~/.ssh/authorized_keys",
+    # in-place editors rewrite the files they name
+    "sed -i s/a/b/ ~/.bashrc", "sed -ni.bak -e s/a/b/p /etc/hosts", "sed --in-place=.orig s/x/y/ ../x.cfg",
+    "perl -pi -e s/a/b/ ~/.bashrc", "perl -i -pe s/a/b/ /etc/hosts", "ruby -i -pe 1 ~/.profile",
     # git history and remotes
     "git rebase -i HEAD~3", "git commit --amend -m x", "git push --force origin main", "git reset --hard",
     "git clean -fdx", "git restore .", "git checkout -- .",
@@ -38,7 +41,8 @@ POSIX_PASS = [
     "git push origin main", "git checkout main", "git checkout -b feature", "git branch -d old", "git stash",
     "git restore --staged .", "git rebase --continue", "git clean -n", "git status", "ls | xargs echo",
     "python3 -c 'print(1)'", "sh script.sh", "cat <<EOF > notes.txt\nrm -rf ~\nEOF", 'echo "rm -rf ~"',
-    "sed -i s/a/b/ a.py", "make clean", "npm run format", "grep -rn shutdown src/",
+    "sed -i s/a/b/ a.py", "sed -i.bak -e s/a/b/ a.py sub/b.py", "sed -n 1,5p /etc/hosts", "sed s/a/b/ ~/.bashrc",
+    "perl -pi -e s/a/b/ a.py", "perl -ne 'print if /x/' /etc/hosts", "make clean", "npm run format", "grep -rn shutdown src/",
 ]
 POWERSHELL_ASK = [
     r"Remove-Item C:\Users -Recurse -Force", "Remove-Item -Recurse -Force $env:USERPROFILE", "rm -r -fo ~",
@@ -80,7 +84,8 @@ def test_the_reason_names_the_real_target(ws: Path) -> None:
     assert "unseen" in (destructive_reason("echo cm0gLXJmIH4= | base64 -d | sh", ws, "posix") or "")
 
 
-@pytest.mark.parametrize("command", ['rm -rf "${HOME}"', "rm -r --force ~", "find ~ -delete", "rm -rf ../sibling"])
+@pytest.mark.parametrize("command", ['rm -rf "${HOME}"', "rm -r --force ~", "find ~ -delete", "rm -rf ../sibling",
+                                     "sed -i s/keep/gone/ ../sibling/keep.txt"])
 def test_one_shot_without_yes_leaves_the_folder_outside_the_workspace(tmp_path: Path, command: str) -> None:
     """Review C2 end to end: HOME is a scratch folder; without --yes nothing outside the workspace goes."""
     home = tmp_path / "home"

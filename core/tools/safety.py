@@ -4,7 +4,8 @@ Judged on the parsed command (`core.tools.cmdline`), not on its text: the argv a
 known expansions, looking through `sudo`, `env`, `xargs`, `sh -c`, `eval` and interpreter one-liners.
 Asked about:
 
-- a delete, move, overwrite, truncate or recursive permission change whose target is outside the
+- a delete, move, overwrite, truncate, in-place edit (`sed -i`, `perl -pi`) or recursive permission
+  change whose target is outside the
   workspace, is the workspace itself or a folder holding it (the system temp folder's contents and
   `/dev/null` are scratch space);
 - git commands that discard uncommitted work, rewrite history or destroy remote refs;
@@ -218,8 +219,9 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str
     flag = _INTERPRETERS.get(re.sub(r"[\d.]+$", "", base) or base, _INTERPRETERS.get(base, "-c"))
     values = [_value(w, state) for w in args]
     for index, value in enumerate(values):
-        if value in (flag, "-e", "-E", "--eval", "-p", "--print"):
-            code = values[index + 1] if index + 1 < len(values) else ""
+        if value in (flag, "-e", "-E", "--eval", "-p", "--print") or (
+                base in ("perl", "ruby") and value and re.fullmatch(r"-[a-zA-Z]*e", value)):
+            code = values[index + 1] if index + 1 < len(values) else ""  # perl -pie 'code' too
         elif value and flag == "-c" and value.startswith("-c"):
             code = value[2:]  # python -c'code'
         else:
@@ -227,7 +229,8 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str
         if code is None:
             return f"a {base} one-liner that is only known when it runs"
         if code:
-            return _code(base, code)
+            return _code(base, code) or (_in_place(args[index + 2:], state, cmd.dialect)
+                                          if base in ("perl", "ruby") and _edits_in_place(values[:index + 1]) else None)
         if value == "-m":
             return None
         if value is None or not value.startswith("-"):
@@ -237,6 +240,28 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str
     if cmd.piped and values in ([], ["-"]):
         return f"pipes code into {base}, which runs it unseen"
     return None
+
+
+def _sed(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    values = [_value(w, state) for w in args]
+    if not _edits_in_place(values):
+        return None  # sed writes to stdout: a redirect, if any, is judged on its own
+    with_value = {"-e", "-f", "-l", "--expression", "--file", "--line-length"}
+    operands = _operands(args, state, with_value)
+    scripted = any(v in with_value - {"-l", "--line-length"} or (v or "").startswith(("--expression=", "--file="))
+                   for v in values)
+    return _in_place(operands if scripted else operands[1:], state, cmd.dialect)
+
+
+def _edits_in_place(values: list[str | None]) -> bool:
+    """`-i`, `-i.bak`, `-ni`, `-pi`, `--in-place[=SUFFIX]`: the files named are rewritten."""
+    return any(v is not None and (v.startswith("--in-place") or re.fullmatch(r"-[a-zA-Z]*i(?:\S*)", v) is not None)
+               for v in values)
+
+
+def _in_place(files: list[Word], state: _State, dialect: str) -> str | None:
+    return _targets("edits in place", [w for w in files if not (_value(w, state) or "").startswith("-")], state,
+                    dialect, write=True)
 
 
 def _code(base: str, code: str) -> str | None:
@@ -436,7 +461,7 @@ _HANDLERS = {
     "powershell": _powershell, "pwsh": _powershell, "cmd": _cmd_exe,
     **dict.fromkeys(("rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate"), _rm),
     **dict.fromkeys(("mv", "cp", "install", "ln", "rsync"), _mv),
-    "tee": _tee, "dd": _dd, **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
+    "tee": _tee, "dd": _dd, "sed": _sed, **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
     **dict.fromkeys(("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "diskpart", "format",
                      "gdisk", "sgdisk", "cryptsetup", "blkdiscard"), _disk),
     **dict.fromkeys(("shutdown", "reboot", "halt", "poweroff", "systemctl", "init"), _power),
