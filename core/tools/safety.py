@@ -5,9 +5,8 @@ known expansions, looking through `sudo`, `env`, `xargs`, `sh -c`, `eval` and in
 Asked about:
 
 - a delete, move, overwrite, truncate, in-place edit (`sed -i`, `perl -pi`) or recursive permission
-  change whose target is outside the
-  workspace, is the workspace itself or a folder holding it (the system temp folder's contents and
-  `/dev/null` are scratch space);
+  change whose target is outside the workspace, is the workspace itself or a folder holding it (the
+  system temp folder's contents and `/dev/null` are scratch space);
 - git commands that discard uncommitted work, rewrite history or destroy remote refs;
 - disk and filesystem tools, raw device writes, shutdown, irrecoverable wipes, writes to credential
   files;
