@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _can_prompt() -> bool:
-    from core.console import stdin_is_interactive
+    from core.console import is_terminal, stdin_is_interactive
 
-    return stdin_is_interactive() and sys.stderr.isatty()
+    return stdin_is_interactive() and is_terminal(sys.stderr)
 
 
 def _ask_for_key(settings, args: argparse.Namespace):
@@ -166,12 +166,13 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
 
 
 def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
-    from core.console import stdin_is_interactive, use_color
+    from core.console import is_terminal, stdin_is_interactive, use_color
     from core.interrupts import InterruptHandler
     from core.plain import PlainEmitter, make_approver, run_repl
     from core.secrets import RedactingEmit, Redactor
 
-    if not args.plain and stdin_is_interactive() and sys.stdout.isatty():
+    # is_terminal, not isatty: under Git Bash's mintty the TUI's reason (use winpty) is then said.
+    if not args.plain and stdin_is_interactive() and is_terminal(sys.stdout):
         reason = _tui_reason()
         if reason is None:
             import tui

@@ -42,6 +42,8 @@ def _kernel32() -> Any:
     kernel32.SetConsoleMode.argtypes, kernel32.SetConsoleMode.restype = [wintypes.HANDLE, wintypes.DWORD], wintypes.BOOL
     for name in ("GetConsoleOutputCP", "GetOEMCP", "GetACP"):
         getattr(kernel32, name).argtypes, getattr(kernel32, name).restype = [], wintypes.UINT
+    kernel32.GetFileInformationByHandleEx.argtypes = [wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p, wintypes.DWORD]
+    kernel32.GetFileInformationByHandleEx.restype = wintypes.BOOL
     return kernel32
 
 
@@ -144,10 +146,40 @@ def read_piped_stdin() -> str:
 
 
 def stdin_is_interactive() -> bool:
+    return is_terminal(sys.stdin)
+
+
+def is_terminal(stream: Any) -> bool:
+    """A person is at the other end: a console or tty, or the pipe Git Bash's mintty (Cygwin/MSYS
+    ptys) gives a Windows program, where `isatty()` says no and every question would be refused."""
     try:
-        return sys.stdin is not None and sys.stdin.isatty()
+        return stream is not None and (stream.isatty() or is_pty_pipe_name(_pipe_name(stream) or ""))
     except (ValueError, OSError):
         return False
+
+
+_PTY_PIPE = re.compile(r"\\(?:msys|cygwin)-[0-9a-f]+-pty\d+-(?:from|to)-master", re.IGNORECASE)
+
+
+def is_pty_pipe_name(name: str) -> bool:
+    """`\\msys-1888ae32e00d56aa-pty0-from-master` and its Cygwin twin name a mintty terminal."""
+    return _PTY_PIPE.search(name) is not None
+
+
+def _pipe_name(stream: Any) -> str | None:
+    """The name of the named pipe behind `stream` on Windows (None elsewhere or for other files)."""
+    if sys.platform != "win32":
+        return None
+    import ctypes
+    import msvcrt
+
+    size = 4 + 2 * 1024  # FILE_NAME_INFO: a DWORD length, then UTF-16 without a terminator
+    buffer = ctypes.create_string_buffer(size)
+    handle = msvcrt.get_osfhandle(stream.fileno())  # type: ignore[attr-defined]
+    if not _kernel32().GetFileInformationByHandleEx(handle, 2, buffer, size):  # FileNameInfo
+        return None
+    length = int.from_bytes(buffer.raw[:4], "little")
+    return buffer.raw[4:4 + min(length, size - 4)].decode("utf-16-le", errors="replace")
 
 
 def read_line(prompt: str = "") -> str | None:
@@ -183,4 +215,4 @@ def _readline() -> bool:
 
 def use_color() -> bool:
     """Colour on stderr only in a terminal, and never when NO_COLOR is set (no-color.org)."""
-    return not os.environ.get("NO_COLOR") and sys.stderr.isatty()
+    return not os.environ.get("NO_COLOR") and is_terminal(sys.stderr)
