@@ -30,7 +30,8 @@ MAX_CAPTURE_BYTES = 32 * 1024 * 1024
 KILL_GRACE_SECONDS = 2.0
 BACKGROUND_GRACE_SECONDS = 0.5
 # Process groups whose background jobs outlived their command; killed when the session closes.
-_lingering: set[int] = set()
+_lingering: set[int] = set()  # POSIX: process groups of background jobs to end with the session
+_lingering_jobs: list[Any] = []  # Windows: their Job Objects (core.tools.winjob)
 
 
 @dataclass
@@ -71,11 +72,28 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     with shell.invocation(command) as argv:
         proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs)
-        return _collect(proc, start, timeout, cancel, sink, on_output)
+        return _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
 
 
-def _collect(proc: subprocess.Popen, start: float, timeout: float, cancel: Cancel, sink: BinaryIO | None,
-             on_output: Callable[[bytes], None] | None) -> ShellRun:
+def _job_of(proc: subprocess.Popen) -> Any:
+    """On Windows, the Job Object holding the command's whole tree (None elsewhere, or when
+    Windows refuses one: then `taskkill /T` is the fallback)."""
+    if sys.platform != "win32":
+        return None
+    from core.tools.winjob import Job
+
+    try:
+        job = Job()
+    except OSError:
+        return None
+    if job.add(proc):
+        return job
+    job.close()
+    return None
+
+
+def _collect(proc: subprocess.Popen, job: Any, start: float, timeout: float, cancel: Cancel,
+             sink: BinaryIO | None, on_output: Callable[[bytes], None] | None) -> ShellRun:
     """Read the command's output until it ends (or is killed); see `run_command`."""
     captured = bytearray()
     dropped = 0
@@ -100,14 +118,14 @@ def _collect(proc: subprocess.Popen, start: float, timeout: float, cancel: Cance
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     timed_out = False
-    with cancel.on_cancel(lambda: kill_tree(proc, block=False)):
+    with cancel.on_cancel(lambda: kill_tree(proc, block=False, job=job)):
         try:
             timed_out = not _wait(proc, timeout, cancel)
             if timed_out:
-                kill_tree(proc)
+                kill_tree(proc, job=job)
         except KeyboardInterrupt:
             cancel.cancel()
-            kill_tree(proc)
+            kill_tree(proc, job=job)
     proc.wait()
     # A background job the command started (`server &`) may hold the pipe open: don't wait for it.
     reader.join(timeout=BACKGROUND_GRACE_SECONDS)
@@ -116,9 +134,15 @@ def _collect(proc: subprocess.Popen, start: float, timeout: float, cancel: Cance
         output = bytes(captured)
     holds_output = reader.is_alive()
     # A job whose output goes elsewhere (`server > log 2>&1 &`) holds no pipe but still runs.
-    background = holds_output or (sys.platform != "win32" and _signal_group(proc.pid, 0))
+    background = holds_output or (job.active() > 0 if job is not None else
+                                  sys.platform != "win32" and _signal_group(proc.pid, 0))
     if background:
-        _lingering.add(proc.pid)
+        if job is not None:
+            _lingering_jobs.append(job)
+        else:
+            _lingering.add(proc.pid)
+    elif job is not None:
+        job.close()
     if sink is not None:
         sink.flush()
     killed = timed_out or cancel.cancelled
@@ -144,6 +168,10 @@ def kill_lingering(grace: float = BACKGROUND_GRACE_SECONDS) -> None:
     then SIGKILL for those still there after `grace` seconds (a job may ignore SIGTERM)."""
     groups = set(_lingering)
     _lingering.clear()
+    while _lingering_jobs:
+        job = _lingering_jobs.pop()
+        job.terminate()
+        job.close()
     if sys.platform == "win32":
         for pid in groups:
             subprocess.run(["taskkill", "/T", "/F", "/PID", str(pid)], capture_output=True, check=False)
@@ -166,11 +194,15 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-def kill_tree(proc: subprocess.Popen, block: bool = True) -> None:
+def kill_tree(proc: subprocess.Popen, block: bool = True, job: Any = None) -> None:
     """Terminate the process and everything it started; SIGKILL after a short grace period.
 
     `block=False` (from `Cancel.cancel()`, which must return at once, e.g. on a TUI's event loop)
-    sends SIGTERM and leaves the SIGKILL to a timer."""
+    sends SIGTERM and leaves the SIGKILL to a timer. On Windows the command's Job Object ends the
+    whole tree at once, `taskkill /T` where there is none."""
+    if job is not None:
+        job.terminate()
+        return
     if sys.platform == "win32":
         if proc.poll() is None:
             subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], capture_output=True, check=False)
