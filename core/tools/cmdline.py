@@ -229,7 +229,7 @@ class _PosixParser:
                 raise Unparsed("an unclosed ${")
             inner = text[self.i + 2:end]
             self.i = end + 1
-            if _NAME.fullmatch(inner):
+            if _NAME.fullmatch(inner) or inner.isdigit():
                 word.add(VAR, inner)
             else:  # ${X:-default}, ${#X}, ${X/a/b}: known only when it runs
                 word.add(SUB, inner)
@@ -246,7 +246,10 @@ class _PosixParser:
         elif match := _NAME.match(text, self.i + 1):
             word.add(VAR, match.group())
             self.i = match.end()
-        elif nxt and nxt in "@*#?$!-0123456789":
+        elif nxt.isdigit():  # a positional parameter: known only where something sets it (`sh -c code _ x`)
+            word.add(VAR, nxt)
+            self.i += 2
+        elif nxt and nxt in "@*#?$!-":
             word.add(SUB, nxt)
             self.i += 2
         else:

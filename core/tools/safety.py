@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.tools.cmdline import GLOB, LIT, PARSERS, SUB, TILDE, VAR, Simple, Unparsed, Word
+from core.tools.oneliners import perl_in_place_files, sed_in_place_files
 
 MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and asking)
 
@@ -51,8 +52,9 @@ _INTERPRETERS = {"python": "-c", "python2": "-c", "python3": "-c", "py": "-c", "
                  "php": "-r", "lua": "-e", "osascript": "-e"}
 _CODE_DANGER = re.compile(
     r"rmtree|\bremove\s*\(|\bunlink|\brmdir|\brm\s*\(|rmSync|\brm_rf\b|\brm_r\b|FileUtils\.rm|File\.delete"
-    r"|\brename|\breplace\s*\(|shutil\.move|\bmove\s*\(|truncate|\bsystem\s*\(|subprocess|Popen|\bspawn|execSync"
-    r"|child_process|\bexec\s*\(|\beval\s*\(|`|\bos\.exec|\bchmod|\bchown|Remove-Item|\bkill",
+    r"|\brename|\breplace\s*\(|shutil\.move|\bmove\s*\(|truncate|\bsystem\b|subprocess|Popen|\bspawn|execSync"
+    r"|child_process|\bexec\s*\(|\beval\s*\(|`|\bos\.exec|\bchmod|\bchown|Remove-Item|\bkill|\bqx\b"
+    r"|__import__|\bgetattr|write_text|write_bytes|writeFile|open\s*\([^)]*,\s*(?:mode\s*=\s*)?['\"][rbt]*[wax+]",
     re.IGNORECASE)
 _WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its options that take a value
     "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
@@ -60,7 +62,7 @@ _WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its opt
     "timeout": {"-s", "-k", "--signal", "--kill-after"}, "command": set(), "exec": {"-a"}, "builtin": set(),
     "stdbuf": {"-i", "-o", "-e"}, "ionice": {"-c", "-n", "-p"}, "chrt": set(), "setsid": set(),
     "caffeinate": set(), "unbuffer": set(), "strace": {"-o", "-e", "-p"}, "watch": {"-n", "-d"},
-    "flock": {"-w", "-E"}, "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(),
+    "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(),
     "while": set(), "until": set(), "!": set(), "{": set(), "}": set(), "&": set(), ".": set(),
 }
 _XARGS_ARGS = {"-I", "-i", "-n", "-P", "-d", "-E", "-e", "-L", "-l", "-s", "-a", "--max-args", "--max-procs",
@@ -156,6 +158,12 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
         return _argv(_skip_options(args, _WRAPPERS_WITH_ARGS[base]), cmd, state) if args else None
     if base == "env":
         return _env(args, cmd, state)
+    if base == "flock":  # flock [options] LOCKFILE command...: the lock file is no command
+        rest = _skip_options(args, {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"})
+        return _argv(rest[1:], cmd, state) if len(rest) > 1 else None
+    if cmd.dialect == "posix" and base in _DECLARERS:
+        _declare(base, args, state)
+        return None
     if base == "xargs":
         rest = _skip_options(args, _XARGS_ARGS)
         if not rest:
@@ -190,21 +198,34 @@ def _nested(state: _State) -> _State:
 
 def _shell(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     values = [_value(w, state) for w in args]
-    for index, value in enumerate(values):
-        if value is not None and value.startswith("-") and "c" in value.lstrip("-") and not value.startswith("--"):
-            if index + 1 >= len(values):
-                return None
-            code = values[index + 1]
-            if code is None:
-                return f"{base} -c runs text that is only known when it runs"
-            return _script(code, "posix", _nested(state))
-        if value is None or not value.startswith("-"):
-            return None  # `sh script.sh`: a file of the project, run like any program
+    command_mode, index = False, 0
+    while index < len(values):  # options, as the shell reads them, up to the code or the script
+        value = values[index]
+        if value is None or value in ("-", "--", "+") or not value.startswith(("-", "+")):
+            index += value in ("-", "--")
+            break
+        command_mode = command_mode or (not value.startswith("--") and "c" in value[1:])
+        index += 2 if value in _SHELL_VALUE_OPTIONS else 1
+    rest = values[index:]
+    if command_mode:
+        if not rest:
+            return None
+        if rest[0] is None:
+            return f"{base} -c runs text that is only known when it runs"
+        inner = _nested(state)
+        for number, argument in enumerate(rest[1:10]):  # sh -c 'rm -rf "$1"' _ ~: $0, $1, ...
+            inner.variables[str(number)] = argument
+        return _script(rest[0], "posix", inner)
+    if rest:
+        return None  # `sh script.sh`: a file of the project, run like any program
     if cmd.heredoc is not None:
         return _script(cmd.heredoc, "posix", _nested(state))
     if cmd.piped:
         return f"pipes text into {base}, which runs it unseen"
     return None
+
+
+_SHELL_VALUE_OPTIONS = {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
 
 
 def _eval(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -217,11 +238,15 @@ def _eval(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None
 def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     flag = _INTERPRETERS.get(re.sub(r"[\d.]+$", "", base) or base, _INTERPRETERS.get(base, "-c"))
     values = [_value(w, state) for w in args]
+    if base in ("perl", "ruby"):
+        why = _in_place(perl_in_place_files(values), args, cmd, state)
+        if why:
+            return why
     for index, value in enumerate(values):
         if value in (flag, "-e", "-E", "--eval", "-p", "--print"):
             code = values[index + 1] if index + 1 < len(values) else ""
-        elif value and flag == "-c" and value.startswith("-c"):
-            code = value[2:]  # python -c'code'
+        elif value and flag == "-c" and (cluster := re.fullmatch(r"-[bBdEhiIOqsSuvx]*c(.*)", value, re.DOTALL)):
+            code = cluster.group(1) or (values[index + 1] if index + 1 < len(values) else "")  # -c'code', -Ic code
         else:
             code = ""
         if code is None:
@@ -239,11 +264,38 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str
     return None
 
 
+def _sed(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    return _in_place(sed_in_place_files([_value(w, state) for w in args]), args, cmd, state)
+
+
+def _in_place(files: list[int] | None, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    """An in-place edit rewrites each of its files: judged as a write to each."""
+    return _targets("rewrites", [args[i] for i in files], state, cmd.dialect, write=True) if files else None
+
+
 def _code(base: str, code: str) -> str | None:
     match = _CODE_DANGER.search(code)
     if match:
         return f"a {base} one-liner that can delete files or run commands ({match.group()})"
     return None
+
+
+_DECLARERS = {"export", "declare", "typeset", "readonly", "local", "printf"}
+
+
+def _declare(base: str, args: list[Word], state: _State) -> None:
+    """`export X=~` and `printf -v X ~` set X for the rest of the line, as a plain `X=~` does."""
+    if base == "printf":
+        values = [_value(w, state) for w in args]
+        if len(values) >= 3 and values[0] == "-v" and values[1]:
+            form = values[2]
+            state.variables[values[1]] = (values[3] if len(values) > 3 else "") if form == "%s" \
+                else form if form is not None and "%" not in form and "\\" not in form else None
+        return
+    for word in args:
+        if _assignment(word):
+            name, value = word.parts[0][1].partition("=")[0], _value(Word(_after_equals(word)), state)
+            state.variables[name.rstrip("+")] = value
 
 
 def _env(args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -258,6 +310,9 @@ def _env(args: list[Word], cmd: Simple, state: _State) -> str | None:
             if value in ("-C", "--chdir") and len(rest) > 1:
                 _change_dir(rest[1:2], state)
             rest = rest[2:]
+        elif value is not None and value.startswith("--chdir="):
+            _change_dir([Word.of(value.partition("=")[2])], state)
+            rest = rest[1:]
         elif value is not None and (value.startswith("-") or "=" in value):
             rest = rest[1:]
         else:
@@ -330,7 +385,7 @@ def _dd(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     for word in args:
         value = _value(word, state)
         if value is not None and value.startswith("of="):
-            return _target("writes to", Word([(LIT, value[3:])]), state, cmd.dialect, write=True)
+            return _target("writes to", Word(_after_equals(word)), state, cmd.dialect, write=True)
         if value is None:
             return "dd with an output only known when it runs"
     return None
@@ -358,13 +413,26 @@ def _find(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None
     deletes = "-delete" in values
     for index, value in enumerate(values):
         if value in ("-exec", "-execdir", "-ok", "-okdir"):
-            inner = [w for w in args[index + 1:] if _value(w, state) not in (";", "+", "{}")]
+            end = next((i for i in range(index + 1, len(values)) if values[i] in (";", "+")), len(values))
+            inner = args[index + 1:end]
             name = _value(inner[0], state) if inner else ""
             deletes = deletes or name is None or _command_name(name, "posix") in _DELETERS
+            # what -exec runs, judged on its own: `{}` is one found file (some file under the roots)
+            found = _found_file(roots or [Word.of(".")], state)
+            why = _argv([found if _value(w, state) == "{}" else w for w in inner], cmd, _nested(state)) \
+                if inner and not deletes else None
+            if why:
+                return why
     if not deletes:
         return None
     some = any(v in _FIND_TESTS for v in values)  # only matching files go, as with a pattern under each root
     return _targets("deletes files under", roots or [Word.of(".")], state, cmd.dialect, some=some)
+
+
+def _found_file(roots: list[Word], state: _State) -> Word:
+    """A word for a file find found: under its root when there is one root, else unknown."""
+    value = _value(roots[0], state) if len(roots) == 1 else None
+    return Word.of(value.rstrip("/") + "/found") if value else Word([(SUB, "{}")])
 
 
 def _disk(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -436,7 +504,7 @@ _HANDLERS = {
     "powershell": _powershell, "pwsh": _powershell, "cmd": _cmd_exe,
     **dict.fromkeys(("rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate"), _rm),
     **dict.fromkeys(("mv", "cp", "install", "ln", "rsync"), _mv),
-    "tee": _tee, "dd": _dd, **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
+    "tee": _tee, "dd": _dd, "sed": _sed, **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
     **dict.fromkeys(("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "diskpart", "format",
                      "gdisk", "sgdisk", "cryptsetup", "blkdiscard"), _disk),
     **dict.fromkeys(("shutdown", "reboot", "halt", "poweroff", "systemctl", "init"), _power),
@@ -453,6 +521,8 @@ _PS_WRITE = {"copy-item", "cp", "copy", "cpi", "set-content", "sc", "out-file", 
 _PS_DISK = {"format-volume", "clear-disk", "initialize-disk", "remove-partition", "set-partition", "format"}
 _PS_POWER = {"stop-computer", "restart-computer"}
 _PS_EVAL = {"invoke-expression", "iex", "start-process", "saps", "start", "invoke-command", "icm"}
+_PS_DOTNET_WRITE = re.compile(r"\[(?:system\.)?io\.(?:file|directory)\]::(?:delete|move|replace|write|append|copy"
+                              r"|create|open|setattributes)", re.IGNORECASE)
 _PS_VALUE_PARAMS = {"path", "literalpath", "destination", "filter", "include", "exclude", "erroraction", "ea",
                     "warningaction", "credential", "stream", "value", "encoding", "filepath", "itemtype", "name",
                     "newname", "target", "argumentlist", "scriptblock", "computername", "depth"}
@@ -478,8 +548,10 @@ def _windows_command(base: str, args: list[Word], cmd: Simple, state: _State) ->
             named.setdefault(value[1:].lower(), [])
         else:
             positional.append(word)
-    if "whatif" in named:
-        return None
+    if "whatif" in named and not any((_value(w, state) or "").lower() in ("false", "0") for w in named["whatif"]):
+        return None  # -WhatIf only tells what would happen; -WhatIf:$false does it
+    if cmd.dialect == "powershell" and _PS_DOTNET_WRITE.match(base):
+        return f"a .NET call that deletes, moves or writes files ({base})"
     if base in _PS_EVAL:
         code = [_value(w, state) for w in [*named.get("scriptblock", []), *named.get("argumentlist", []),
                                              *positional]]
@@ -499,8 +571,9 @@ def _windows_command(base: str, args: list[Word], cmd: Simple, state: _State) ->
     if base in _PS_MOVE:
         return _targets("moves", [*paths, *named.get("destination", [])], state, cmd.dialect)
     if base in _PS_WRITE:
+        copies = base in ("copy-item", "cp", "copy", "cpi", "xcopy", "robocopy")  # their -Path is the source
         destination = named.get("destination") or named.get("filepath") or (
-            positional[1:2] if base in ("copy-item", "cp", "copy", "cpi", "xcopy", "robocopy") else positional[:1])
+            positional[1:2] if copies else named.get("path") or named.get("literalpath") or positional[:1])
         if base == "robocopy" and ({"mir", "purge", "move"} & set(named)):
             return _targets("deletes or moves", positional[:2], state, cmd.dialect)
         return _targets("writes to", list(destination or []), state, cmd.dialect, write=True)
@@ -537,6 +610,8 @@ def _variable(name: str, state: _State) -> str | None:
         name = name.lower()  # PowerShell and cmd names ignore case
     if name in state.variables:
         return state.variables[name]
+    if name.isdigit():  # $1 of a function or script: not known here
+        return None
     if name.lower().startswith("env:"):  # $env:X, %X%: unset is unknown, not empty
         wanted = name[4:].lower()
         return next((v for k, v in state.env.items() if k.lower() == wanted), None)
@@ -656,6 +731,8 @@ def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = Fa
     path = _path(value, state, dialect)
     if path is None:
         return f"{verb} {value}, a path outside the workspace"
+    if not write and _history(path, state):
+        return f"{verb} {value} (the repository's history)"
     if some:
         path = path / "*.selected"
     glob = some or any(kind == GLOB for kind, _ in word.parts) or (
@@ -705,6 +782,12 @@ def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str 
     if spelled_in_temp and _scratch(path, state):
         return None
     return "outside the workspace"
+
+
+def _history(path: Path, state: _State) -> bool:
+    """`.git` itself, or its objects, refs or logs: deleting them loses commits (a lock file does not)."""
+    git = state.workspace / ".git"
+    return path == git or any(path.is_relative_to(git / part) for part in ("objects", "refs", "logs", "HEAD"))
 
 
 def _spelled_in_temp(value: str, state: _State) -> bool:
