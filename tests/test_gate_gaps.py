@@ -25,6 +25,8 @@ POSIX_ASK = [
     # wrappers that were not looked through
     "flock /tmp/l rm -rf ~", "flock -w 5 /tmp/l rm -rf ~", "env --chdir=/ rm -rf x",
     "find . -exec rm -rf ~ \\;", "find . -exec sh -c 'rm -rf ~' \\;", "find ~ -exec sh -c 'rm -rf \"$1\"' _ {} \\;",
+    # function bodies
+    "function f { rm -rf ~; }; f", "function f() { rm -rf ~; }; f",
     # dd writes through `of=~`; in-place edits of files outside
     "dd of=~/.bashrc", "dd if=x of=~/.bashrc", "sed -i s/a/b/ ~/.bashrc", "sed -i.bak 's/a/b/' ~/.profile",
     "sed --in-place s/a/b/ /etc/hosts", "sed -n -i s/a/b/ ~/x", "sed -i -e s/a/b/ -- ~/x",
@@ -43,17 +45,20 @@ POSIX_PASS = [
     "find . -type d -name __pycache__ -exec rm -rf {} +", "find . -name '*.py' -exec grep -l x {} \\;",
     "dd if=/dev/zero of=blank.img bs=1k count=1", "sed -i s/a/b/ src/x.py", "sed -i 's/a/b/' a.py sub/b.py",
     "sed -n 1,5p ~/.bashrc", "sed s/a/b/ ~/x", "perl -pi -e 's/a/b/' a.py", "perl -ne 'print if /x/' ~/x",
-    "git rm --cached x", "ls .git", "cat .git/HEAD", "rm -f .git/index.lock", "rm -f .gitignore",
+    "function clean { rm -rf dist; }; clean", "git rm --cached x", "ls .git", "cat .git/HEAD", "rm -f .git/index.lock", "rm -f .gitignore",
     "python3 -c \"import json,sys; print(json.load(sys.stdin))\"", "perl -e 'print 1'",
 ]
 POWERSHELL_ASK = [
     "Remove-Item -Recurse -Force $env:USERPROFILE -WhatIf:$false", "Set-Content -Path ~\\x.txt -Value y",
     "Add-Content -Path ~\\x.txt -Value y", "[System.IO.File]::Delete('C:\\x')",
     "[System.IO.Directory]::Delete($HOME, $true)", "[IO.File]::WriteAllText('C:\\x.txt', 'y')",
+    "Remove-Item (Join-Path $HOME 'x')", "Remove-Item -Path (Join-Path $env:USERPROFILE 'x') -Recurse",
+    "Remove-Item (Get-Location)",
 ]
 POWERSHELL_PASS = [
     "Remove-Item ~ -Recurse -WhatIf", "Set-Content -Path out.txt -Value y", "Add-Content -Path log.txt -Value y",
-    "[IO.File]::ReadAllText('a.py')", "Get-Content ~\\x.txt",
+    "[IO.File]::ReadAllText('a.py')", "Get-Content ~\\x.txt", "Remove-Item (Join-Path build 'x') -Recurse",
+    "if (Test-Path build) { Remove-Item build -Recurse }", "Write-Output (Get-Date)",
 ]
 
 

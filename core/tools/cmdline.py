@@ -286,6 +286,8 @@ def _closing(text: str, start: int) -> int:
 
 
 # -- PowerShell and cmd.exe -----------------------------------------------------------------------
+_PS_KEYWORDS = {"if", "elseif", "while", "until", "for", "foreach", "switch", "catch", "function", "filter", "param",
+                "trap"}  # their `(...)` is a condition or a parameter list, judged as a command of its own
 _PS_SEPARATORS = ("&&", "||", ";", "|", "\n", "{", "}", "(", ")")
 _PS_REDIRECT = re.compile(r"(?:[1-6*])?(?:>>|>)(?!&)")
 _PS_VAR = re.compile(r"\$(?:\{([^}]*)\}|(env:[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_:]*))", re.IGNORECASE)
@@ -308,6 +310,12 @@ def parse_powershell(text: str) -> list[Simple]:
                 i += 1
             target, i = _ps_word(text, i, out.current)
             out.current.redirects.append((">>" if redirect.group().endswith(">>") else ">", target))
+        elif char == "(" and out.current.words and (out.current.words[0].literal or "").lower() not in _PS_KEYWORDS:
+            end = _closing(text, i + 1)  # `Remove-Item (Join-Path $HOME x)`: an argument computed in place
+            body = text[i + 1:end]
+            out.current.words.append(Word([(SUB, body)]))
+            out.current.substitutions.append(body)
+            i = end + 1
         elif op := next((o for o in _PS_SEPARATORS if text.startswith(o, i)), None):
             i += len(op)
             out.end(piped=op == "|")

@@ -161,6 +161,8 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
     if base == "flock":  # flock [options] LOCKFILE command...: the lock file is no command
         rest = _skip_options(args, {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"})
         return _argv(rest[1:], cmd, state) if len(rest) > 1 else None
+    if cmd.dialect == "posix" and base == "function":  # `function f { body; }`: the body is judged as if it ran
+        return _argv(args[1:], cmd, state) if len(args) > 1 else None
     if cmd.dialect == "posix" and base in _DECLARERS:
         _declare(base, args, state)
         return None
@@ -601,8 +603,26 @@ def _value(word: Word, state: _State) -> str | None:
                 return None
             out.append(value)
         elif kind == SUB:
-            return None
+            joined = _join_path(text, state) if state.dialect == "powershell" else None
+            if joined is None:
+                return None
+            out.append(joined)
     return "".join(out)
+
+
+def _join_path(body: str, state: _State) -> str | None:
+    """`(Join-Path $HOME 'x')` is known before it runs: the parts joined by a backslash."""
+    try:
+        commands = PARSERS["powershell"](body)
+    except Unparsed:
+        return None
+    words = commands[0].words if len(commands) == 1 else []
+    if not words or (words[0].literal or "").lower() != "join-path":
+        return None
+    values = [_value(w, state) for w in words[1:] if not (w.literal or "").startswith("-")]
+    if len(values) < 2 or any(v is None for v in values):
+        return None
+    return "\\".join(v.rstrip("/\\") for v in values if v is not None)
 
 
 def _variable(name: str, state: _State) -> str | None:
