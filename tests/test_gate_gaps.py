@@ -53,12 +53,16 @@ POWERSHELL_ASK = [
     "Add-Content -Path ~\\x.txt -Value y", "[System.IO.File]::Delete('C:\\x')",
     "[System.IO.Directory]::Delete($HOME, $true)", "[IO.File]::WriteAllText('C:\\x.txt', 'y')",
     "Remove-Item (Join-Path $HOME 'x')", "Remove-Item -Path (Join-Path $env:USERPROFILE 'x') -Recurse",
-    "Remove-Item (Get-Location)",
+    "Remove-Item (Get-Location)", "Get-ChildItem ~ | Remove-Item -Recurse", "gci C:\\Users | rm -r -fo",
+    "Get-ChildItem $HOME -Recurse | Remove-Item -Force", "Get-Item ~ | Remove-Item", "Get-ChildItem | Remove-Item",
+    "Get-ChildItem -Path ~ -Filter *.tmp | Remove-Item", "Get-Content list.txt | Remove-Item",
 ]
 POWERSHELL_PASS = [
     "Remove-Item ~ -Recurse -WhatIf", "Set-Content -Path out.txt -Value y", "Add-Content -Path log.txt -Value y",
     "[IO.File]::ReadAllText('a.py')", "Get-Content ~\\x.txt", "Remove-Item (Join-Path build 'x') -Recurse",
     "if (Test-Path build) { Remove-Item build -Recurse }", "Write-Output (Get-Date)",
+    "Get-ChildItem build | Remove-Item -Recurse", "Get-ChildItem -Filter *.tmp | Remove-Item",
+    "Get-ChildItem -Path build -Recurse -Include *.obj | Remove-Item", "Get-Item build | Remove-Item -Recurse",
 ]
 
 

@@ -78,6 +78,7 @@ class _State:
     variables: dict[str, str | None] = field(default_factory=dict)
     depth: int = 0
     dialect: str = "posix"
+    upstream: Simple | None = None  # the command whose output is piped into the one being judged
 
 
 def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
@@ -110,10 +111,13 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
         return f"cannot be parsed ({exc}), so it cannot be judged before it runs"
     state.depth += 1
     try:
+        previous: Simple | None = None
         for simple in commands:
+            state.upstream = previous if simple.piped else None
             why = _simple(simple, state)
             if why:
                 return why
+            previous = simple
     finally:
         state.depth -= 1
     return None
@@ -185,6 +189,8 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
                 state.variables[word.literal] = None
         return None
     handler = _HANDLERS.get(base)
+    if cmd.dialect == "powershell" and cmd.piped and (base in _PS_DELETE or base in _PS_MOVE):
+        handler = _windows_command  # `gci ~ | rm -r`: PowerShell's rm takes its paths from the pipeline
     if handler is not None:
         return handler(base, args, cmd, state)
     if cmd.dialect != "posix":
@@ -523,6 +529,7 @@ _PS_WRITE = {"copy-item", "cp", "copy", "cpi", "set-content", "sc", "out-file", 
 _PS_DISK = {"format-volume", "clear-disk", "initialize-disk", "remove-partition", "set-partition", "format"}
 _PS_POWER = {"stop-computer", "restart-computer"}
 _PS_EVAL = {"invoke-expression", "iex", "start-process", "saps", "start", "invoke-command", "icm"}
+_PS_LISTERS = {"get-childitem", "gci", "ls", "dir", "get-item", "gi"}
 _PS_DOTNET_WRITE = re.compile(r"\[(?:system\.)?io\.(?:file|directory)\]::(?:delete|move|replace|write|append|copy"
                               r"|create|open|setattributes)", re.IGNORECASE)
 _PS_VALUE_PARAMS = {"path", "literalpath", "destination", "filter", "include", "exclude", "erroraction", "ea",
@@ -568,6 +575,8 @@ def _windows_command(base: str, args: list[Word], cmd: Simple, state: _State) ->
     if base in _PS_POWER:
         return "shuts the machine down"
     paths = [*named.get("path", []), *named.get("literalpath", []), *positional]
+    if not paths and cmd.piped and cmd.dialect == "powershell" and (base in _PS_DELETE or base in _PS_MOVE):
+        return _piped_items(base, cmd, state)
     if base in _PS_DELETE:
         return _targets("deletes", paths, state, cmd.dialect)
     if base in _PS_MOVE:
@@ -608,6 +617,31 @@ def _value(word: Word, state: _State) -> str | None:
                 return None
             out.append(joined)
     return "".join(out)
+
+
+def _piped_items(base: str, cmd: Simple, state: _State) -> str | None:
+    """`Get-ChildItem X | Remove-Item`: what goes is what the listing gives, the items under X."""
+    up = state.upstream
+    name = _command_name(_value(up.words[0], state) or "", "powershell") if up is not None and up.words else ""
+    if up is None or name not in _PS_LISTERS:
+        return f"{base} acts on what the pipeline gives it, known only when it runs"
+    roots: list[str | None] = []
+    filtered = False
+    words = list(up.words[1:])
+    while words:
+        value = _value(words.pop(0), state)
+        key = (value or "")[1:].partition(":")[0].lower() if (value or "").startswith("-") else ""
+        if key in ("path", "literalpath") and words:
+            roots.append(_value(words.pop(0), state))
+        elif key:
+            filtered = filtered or key in ("filter", "include", "exclude", "name")
+            if key in _PS_VALUE_PARAMS and ":" not in (value or "") and words:
+                words.pop(0)
+        else:
+            roots.append(value)
+    items = [Word([(SUB, "pipeline")]) if root is None else Word.of(root) if name in ("get-item", "gi")
+             else Word([(LIT, root.rstrip("/\\") + "/"), (GLOB, "*")]) for root in roots or ["."]]
+    return _targets("deletes" if base in _PS_DELETE else "moves", items, state, cmd.dialect, some=filtered)
 
 
 def _join_path(body: str, state: _State) -> str | None:
