@@ -27,6 +27,10 @@ POSIX_ASK = [
     "find . -exec rm -rf ~ \\;", "find . -exec sh -c 'rm -rf ~' \\;", "find ~ -exec sh -c 'rm -rf \"$1\"' _ {} \\;",
     # function bodies
     "function f { rm -rf ~; }; f", "function f() { rm -rf ~; }; f",
+    # a link made earlier in the same command
+    "ln -s ~ x && rm -rf x/", "ln -s ~ x; rm -rf x/*", "ln -sf ~ x; rm -rf x/docs", "ln -s / x && rm -rf x/",
+    "ln -s .. up && rm -rf up/", "ln -s ~ x && cd x && rm -rf *", "mkdir -p d && ln -s ~ d/h && rm -rf d/h/",
+    "ln -s ~ x && bash -c 'rm -rf x/docs'",
     # dd writes through `of=~`; in-place edits of files outside
     "dd of=~/.bashrc", "dd if=x of=~/.bashrc", "sed -i s/a/b/ ~/.bashrc", "sed -i.bak 's/a/b/' ~/.profile",
     "sed --in-place s/a/b/ /etc/hosts", "sed -n -i s/a/b/ ~/x", "sed -i -e s/a/b/ -- ~/x",
@@ -45,6 +49,7 @@ POSIX_PASS = [
     "find . -type d -name __pycache__ -exec rm -rf {} +", "find . -name '*.py' -exec grep -l x {} \\;",
     "dd if=/dev/zero of=blank.img bs=1k count=1", "sed -i s/a/b/ src/x.py", "sed -i 's/a/b/' a.py sub/b.py",
     "sed -n 1,5p ~/.bashrc", "sed s/a/b/ ~/x", "perl -pi -e 's/a/b/' a.py", "perl -ne 'print if /x/' ~/x",
+    "ln -s src lib && rm -rf lib/", "ln -s ~ home-link", "ln -s ~ x && rm -f x", "ln -s ~/tools t && ls t/",
     "function clean { rm -rf dist; }; clean", "git rm --cached x", "ls .git", "cat .git/HEAD", "rm -f .git/index.lock", "rm -f .gitignore",
     "python3 -c \"import json,sys; print(json.load(sys.stdin))\"", "perl -e 'print 1'",
 ]
@@ -93,6 +98,8 @@ def test_does_not_ask_about(ws: Path, dialect: str, command: str) -> None:
     "bash -c -- 'rm -rf \"$HOME\"/docs'",
     "sh -c 'rm -rf \"$1\"' _ \"$HOME\"/docs",
     "flock \"$HOME\"/lock rm -rf \"$HOME\"/docs",
+    'ln -s "$HOME" x && rm -rf x/docs',
+    "function f { rm -rf ~/docs; }; f",
     "sed -i s/work/nothing/ \"$HOME\"/docs/thesis.txt",
 ])
 def test_one_shot_without_yes_keeps_the_home_folder(tmp_path: Path, command: str) -> None:

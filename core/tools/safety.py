@@ -79,6 +79,9 @@ class _State:
     depth: int = 0
     dialect: str = "posix"
     upstream: Simple | None = None  # the command whose output is piped into the one being judged
+    # Symlinks made earlier in this command line (link -> what it points to). Shared with nested
+    # shells: a link is on disk for every process, while variables and cwd are per process.
+    links: dict[Path, Path] = field(default_factory=dict)
 
 
 def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
@@ -201,7 +204,7 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
 # -- nested code ----------------------------------------------------------------------------------
 def _nested(state: _State) -> _State:
     return _State(state.workspace, state.cwd, state.home, state.env, dict(state.variables), state.depth + 1,
-                  state.dialect)
+                  state.dialect, links=state.links)
 
 
 def _shell(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -377,6 +380,8 @@ def _mv(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
         why = _targets("moves", operands, state, cmd.dialect)
         return why or (_target("moves into", target_dir, state, cmd.dialect) if target_dir else None)
     destination = target_dir or (operands[-1] if len(operands) > 1 else None)
+    if base == "ln":
+        _remember_link(args, operands, destination, state)
     if base == "ln" and not any((_value(w, state) or "").startswith("-") and "f" in (_value(w, state) or "")
                                 for w in args):
         return None  # ln without -f never replaces anything
@@ -811,7 +816,30 @@ def _path(value: str, state: _State, dialect: str) -> Path | None:
         if state.cwd is None:
             return Path(os.path.normpath(state.workspace / ".." / value)) if ".." in value else None
         path = state.cwd / path
-    return Path(os.path.normpath(path))
+    return _through_links(Path(os.path.normpath(path)), value, state)
+
+
+def _through_links(path: Path, value: str, state: _State) -> Path:
+    """Where a path leads through a link made earlier in the line: `x/` and `x/docs` follow it, `x` alone
+    names the link itself (which is all `rm -rf x` deletes)."""
+    for link, points_to in state.links.items():
+        if path.is_relative_to(link) and (path != link or value.endswith(("/", "\\", "/."))):
+            return Path(os.path.normpath(points_to / path.relative_to(link)))
+    return path
+
+
+def _remember_link(args: list[Word], operands: list[Word], link: Word | None, state: _State) -> None:
+    """`ln -s TARGET LINK`: later paths through LINK lead to TARGET (relative to the link's folder)."""
+    symbolic = any(re.fullmatch(r"-[A-Za-z]*s[A-Za-z]*|--symbolic", _value(w, state) or "") for w in args)
+    if not symbolic or link is None or len(operands) != 2:
+        return
+    target, where = _value(operands[0], state), _value(link, state)
+    link_path = _path(where, state, "posix") if where else None
+    if target is None or link_path is None:
+        return
+    if link_path.is_dir() and not link_path.is_symlink():
+        link_path = link_path / Path(target).name
+    state.links[link_path] = Path(os.path.normpath(link_path.parent / os.path.expanduser(target)))
 
 
 def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str | None:
