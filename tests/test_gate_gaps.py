@@ -36,7 +36,7 @@ POSIX_ASK = [
     "sed --in-place s/a/b/ /etc/hosts", "sed -n -i s/a/b/ ~/x", "sed -i -e s/a/b/ -- ~/x",
     "perl -pi -e 's/a/b/' ~/.bashrc", "perl -i -pe 's/a/b/' ~/.bashrc",
     # the repository's own history
-    "rm -rf .git", "rm -rf ./.git/", "mv .git elsewhere", "rm -rf .git/objects", "rm -rf sub/../.git",
+    "rm -rf .git", "rm -rf ./.git/", "mv .git elsewhere", "rm -rf .git/objects", "rm -rf sub/../.git", "find . -name .git -exec rm -rf {} +",
     # one-liners that run programs or write
     "perl -e 'system \"rm -rf ~\"'", "perl -E 'qx(id)'", "python3 -c \"open('/etc/passwd','w').write('')\"",
     "python3 -c \"__import__('os').system('id')\"", "python3 -Ic \"import os; os.system('x')\"",

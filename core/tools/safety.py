@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import os
 import re
 import sys
@@ -438,6 +439,8 @@ def _find(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None
                 return why
     if not deletes:
         return None
+    if any(v == "-name" and n == ".git" for v, n in itertools.pairwise(values)):
+        return "deletes the repository's history (.git)"
     some = any(v in _FIND_TESTS for v in values)  # only matching files go, as with a pattern under each root
     return _targets("deletes files under", roots or [Word.of(".")], state, cmd.dialect, some=some)
 
