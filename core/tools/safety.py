@@ -1,11 +1,13 @@
 """Which commands and writes need the user's yes before they run.
 
 Judged on the parsed command (`core.tools.cmdline`), not on its text: the argv after quoting and
-known expansions, looking through `sudo`, `env`, `xargs`, `sh -c`, `eval` and interpreter one-liners.
-Asked about:
+known expansions (including variables set earlier in the line by `X=`, `export`, `declare`, `printf -v`,
+and symlinks made earlier by `ln -s`), looking through `sudo`, `env`, `flock`, `xargs`, `find -exec`,
+`sh -c`, `eval`, functions and interpreter one-liners. Asked about:
 
-- a delete, move, overwrite, truncate or recursive permission change whose target is outside the
-  workspace, is the workspace itself or a folder holding it (the system temp folder's contents and
+- a delete, move, overwrite, in-place edit (`sed -i`, `perl -pi`), truncate or recursive permission
+  change whose target is outside the workspace, is the workspace itself or a folder holding it, and
+  a delete or move of the repository's history (`.git`, its objects, refs, logs) (the system temp folder's contents and
   `/dev/null` are scratch space);
 - git commands that discard uncommitted work, rewrite history or destroy remote refs;
 - disk and filesystem tools, raw device writes, shutdown, irrecoverable wipes, writes to credential
