@@ -6,9 +6,9 @@ and symlinks made earlier by `ln -s`), looking through `sudo`, `env`, `flock`, `
 `sh -c`, `eval`, functions and interpreter one-liners. Asked about:
 
 - a delete, move, overwrite, in-place edit (`sed -i`, `perl -pi`), truncate or recursive permission
-  change whose target is outside the workspace, is the workspace itself or a folder holding it, and
-  a delete or move of the repository's history (`.git`, its objects, refs, logs) (the system temp folder's contents and
-  `/dev/null` are scratch space);
+  change whose target is outside the workspace, is the workspace itself or a folder holding it (the
+  system temp folder's contents and `/dev/null` are scratch space);
+- a delete or move of the repository's history (`.git`, its objects, refs, logs);
 - git commands that discard uncommitted work, rewrite history or destroy remote refs;
 - disk and filesystem tools, raw device writes, shutdown, irrecoverable wipes, writes to credential
   files;
