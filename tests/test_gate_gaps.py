@@ -25,6 +25,8 @@ POSIX_ASK = [
     # wrappers that were not looked through
     "flock /tmp/l rm -rf ~", "flock -w 5 /tmp/l rm -rf ~", "env --chdir=/ rm -rf x",
     "find . -exec rm -rf ~ \\;", "find . -exec sh -c 'rm -rf ~' \\;", "find ~ -exec sh -c 'rm -rf \"$1\"' _ {} \\;",
+    # brace expansion
+    "rm -rf {~,}", "rm -rf ~/{a,b}", "rm -rf {..,x}", "rm -rf {/,}", "rm -rf x{,/../..}", "dd of={~,x}/.bashrc",
     # function bodies
     "function f { rm -rf ~; }; f", "function f() { rm -rf ~; }; f",
     # a link made earlier in the same command
@@ -50,6 +52,8 @@ POSIX_PASS = [
     "dd if=/dev/zero of=blank.img bs=1k count=1", "sed -i s/a/b/ src/x.py", "sed -i 's/a/b/' a.py sub/b.py",
     "sed -n 1,5p ~/.bashrc", "sed s/a/b/ ~/x", "perl -pi -e 's/a/b/' a.py", "perl -ne 'print if /x/' ~/x",
     "ln -s src lib && rm -rf lib/", "ln -s ~ home-link", "ln -s ~ x && rm -f x", "ln -s ~/tools t && ls t/",
+    "rm -rf build/{a,b}", "echo {a,b}", "mkdir -p src/{a,b}", "rm -f file{1..3}.txt", "{ ls; pytest; }",
+    "arr=(a b); echo ${arr[0]}", "echo '{~,}'", "cp a.py{,.bak}",
     "function clean { rm -rf dist; }; clean", "git rm --cached x", "ls .git", "cat .git/HEAD", "rm -f .git/index.lock", "rm -f .gitignore",
     "python3 -c \"import json,sys; print(json.load(sys.stdin))\"", "perl -e 'print 1'",
 ]
