@@ -24,6 +24,9 @@ POSIX_ASK = [
     "bash -c -- 'rm -rf ~'", "bash -o pipefail -c 'rm -rf ~'", "sh -c 'rm -rf \"$1\"' _ ~", "sh -c 'rm -rf \"$0\"' ~",
     # wrappers that were not looked through
     "flock /tmp/l rm -rf ~", "flock -w 5 /tmp/l rm -rf ~", "env --chdir=/ rm -rf x",
+    "su -c 'rm -rf ~'", "su root -c 'rm -rf ~'", "runuser -u x -- rm -rf ~", "busybox rm -rf ~", "unshare rm -rf ~",
+    "fakeroot rm -rf ~", "chroot / rm -rf ~", "systemd-run rm -rf ~", "parallel rm -rf ::: ~", "ls | parallel rm",
+    "npx rimraf ~", "rimraf ~", "trash ~",
     "find . -exec rm -rf ~ \\;", "find . -exec sh -c 'rm -rf ~' \\;", "find ~ -exec sh -c 'rm -rf \"$1\"' _ {} \\;",
     # brace expansion
     "rm -rf {~,}", "rm -rf ~/{a,b}", "rm -rf {..,x}", "rm -rf {/,}", "rm -rf x{,/../..}", "dd of={~,x}/.bashrc",
@@ -47,7 +50,7 @@ POSIX_PASS = [
     "export X=build; rm -rf \"$X\"", "declare X=build; rm -rf $X", "printf -v X build; rm -rf \"$X\"",
     "export PATH=$PATH:~/bin", "export FOO=1", "readonly A=1", "local x", "printf '%s\\n' hi",
     "bash -c -- 'rm -rf build'", "sh -c 'rm -rf \"$1\"' _ build", "bash -o pipefail -c 'pytest -q'",
-    "flock /tmp/l pytest", "env --chdir=sub rm -rf x", "find . -name '*.pyc' -exec rm -f {} +",
+    "flock /tmp/l pytest", "parallel gzip ::: a.log b.log", "npx rimraf dist", "busybox ls", "chroot /srv/root ls", "env --chdir=sub rm -rf x", "find . -name '*.pyc' -exec rm -f {} +",
     "find . -type d -name __pycache__ -exec rm -rf {} +", "find . -name '*.py' -exec grep -l x {} \\;",
     "dd if=/dev/zero of=blank.img bs=1k count=1", "sed -i s/a/b/ src/x.py", "sed -i 's/a/b/' a.py sub/b.py",
     "sed -n 1,5p ~/.bashrc", "sed s/a/b/ ~/x", "perl -pi -e 's/a/b/' a.py", "perl -ne 'print if /x/' ~/x",

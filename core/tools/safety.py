@@ -49,7 +49,7 @@ _DEVICE = re.compile(r"^/dev/(?:sd|nvme|hd|disk|mmcblk|vd|xvd|md|dm-|mapper/)")
 _HARMLESS_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "$null", "nul"}
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*:|\\\\|//)")
 
-_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"}
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"}
 _INTERPRETERS = {"python": "-c", "python2": "-c", "python3": "-c", "py": "-c", "pypy": "-c", "pypy3": "-c",
                  "node": "-e", "nodejs": "-e", "deno": "eval", "bun": "-e", "perl": "-e", "ruby": "-e",
                  "php": "-r", "lua": "-e", "osascript": "-e"}
@@ -65,6 +65,9 @@ _WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its opt
     "timeout": {"-s", "-k", "--signal", "--kill-after"}, "command": set(), "exec": {"-a"}, "builtin": set(),
     "stdbuf": {"-i", "-o", "-e"}, "ionice": {"-c", "-n", "-p"}, "chrt": set(), "setsid": set(),
     "caffeinate": set(), "unbuffer": set(), "strace": {"-o", "-e", "-p"}, "watch": {"-n", "-d"},
+    "busybox": set(), "fakeroot": set(), "unshare": set(), "nsenter": {"-t", "--target"}, "npx": {"-p", "--package"},
+    "runuser": {"-u", "-g", "-G", "--user", "--group"}, "systemd-run": {"-p", "--property", "-u", "--unit", "-E",
+                                                                    "--setenv", "--uid", "--gid", "-M", "--machine"},
     "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(),
     "while": set(), "until": set(), "!": set(), "{": set(), "}": set(), "&": set(), ".": set(),
 }
@@ -168,9 +171,11 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
         return _argv(_skip_options(args, _WRAPPERS_WITH_ARGS[base]), cmd, state) if args else None
     if base == "env":
         return _env(args, cmd, state)
-    if base == "flock":  # flock [options] LOCKFILE command...: the lock file is no command
-        rest = _skip_options(args, {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"})
+    if base in _WRAPPERS_AFTER_OPERAND:  # flock LOCKFILE command..., chroot NEWROOT command...
+        rest = _skip_options(args, _WRAPPERS_AFTER_OPERAND[base])
         return _argv(rest[1:], cmd, state) if len(rest) > 1 else None
+    if base == "parallel":
+        return _parallel(args, cmd, state)
     if cmd.dialect == "posix" and base == "function":  # `function f { body; }`: the body is judged as if it ran
         return _argv(args[1:], cmd, state) if len(args) > 1 else None
     if cmd.dialect == "posix" and base in _DECLARERS:
@@ -291,6 +296,36 @@ def _code(base: str, code: str) -> str | None:
     match = _CODE_DANGER.search(code)
     if match:
         return f"a {base} one-liner that can delete files or run commands ({match.group()})"
+    return None
+
+
+_WRAPPERS_AFTER_OPERAND = {"flock": {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
+                           "chroot": {"--userspec", "--groups"}}
+
+
+def _parallel(args: list[Word], cmd: Simple, state: _State) -> str | None:
+    """`parallel CMD ::: A B`: CMD runs once with each argument; without `:::` they come from stdin."""
+    rest = _skip_options(args, {"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a", "--arg-file"})
+    split = next((i for i, w in enumerate(rest) if w.literal in (":::", "::::")), None)
+    if split is None:
+        return (_argv(rest, cmd, state) or _unknown_args(rest, cmd, state)) if rest else None
+    if rest[split].literal == "::::" and rest[:split]:
+        return _unknown_args(rest[:split], cmd, state)
+    for item in rest[split + 1:] or [Word.of("")]:
+        why = _argv([*rest[:split], item], cmd, state) if rest[:split] else None
+        if why:
+            return why
+    return None
+
+
+def _su(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    """`su [user] -c CODE`: CODE runs in a shell."""
+    values = [_value(w, state) for w in args]
+    for index, value in enumerate(values[:-1]):
+        if value in ("-c", "--command"):
+            code = values[index + 1]
+            return f"{base} -c runs text that is only known when it runs" if code is None else \
+                _script(code, "posix", _nested(state))
     return None
 
 
@@ -520,7 +555,8 @@ _HANDLERS = {
     **dict.fromkeys(_SHELLS, _shell), "eval": _eval,
     **dict.fromkeys(_INTERPRETERS, _interpreter),
     "powershell": _powershell, "pwsh": _powershell, "cmd": _cmd_exe,
-    **dict.fromkeys(("rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate"), _rm),
+    **dict.fromkeys(("rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate", "rimraf", "trash", "trash-put"),
+                    _rm), "su": _su,
     **dict.fromkeys(("mv", "cp", "install", "ln", "rsync"), _mv),
     "tee": _tee, "dd": _dd, "sed": _sed, **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
     **dict.fromkeys(("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "diskpart", "format",
@@ -765,7 +801,7 @@ def _operands_and_target(args: list[Word], state: _State) -> tuple[list[Word], W
 def _unknown_args(rest: list[Word], cmd: Simple, state: _State) -> str | None:
     name = _command_name(_value(rest[0], state) or "", cmd.dialect)
     if name in _DELETERS or name in ("chmod", "chown", "shred", "dd", "tee", "cp", "git"):
-        return f"xargs {name} acts on names that are only known when it runs"
+        return f"{name} acts on names that are only known when it runs (fed in by xargs or parallel)"
     return None
 
 
