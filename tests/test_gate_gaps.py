@@ -27,6 +27,8 @@ POSIX_ASK = [
     "su -c 'rm -rf ~'", "su root -c 'rm -rf ~'", "runuser -u x -- rm -rf ~", "busybox rm -rf ~", "unshare rm -rf ~",
     "fakeroot rm -rf ~", "chroot / rm -rf ~", "systemd-run rm -rf ~", "parallel rm -rf ::: ~", "ls | parallel rm",
     "npx rimraf ~", "rimraf ~", "trash ~",
+    "tar -xzf a.tgz -C ~", "tar xf a.tar -C /etc", "tar --extract -f a.tar --directory=/etc", "unzip -o a.zip -d ~",
+    "git worktree remove --force ../wt",
     "find . -exec rm -rf ~ \\;", "find . -exec sh -c 'rm -rf ~' \\;", "find ~ -exec sh -c 'rm -rf \"$1\"' _ {} \\;",
     # brace expansion
     "rm -rf {~,}", "rm -rf ~/{a,b}", "rm -rf {..,x}", "rm -rf {/,}", "rm -rf x{,/../..}", "dd of={~,x}/.bashrc",
@@ -50,7 +52,8 @@ POSIX_PASS = [
     "export X=build; rm -rf \"$X\"", "declare X=build; rm -rf $X", "printf -v X build; rm -rf \"$X\"",
     "export PATH=$PATH:~/bin", "export FOO=1", "readonly A=1", "local x", "printf '%s\\n' hi",
     "bash -c -- 'rm -rf build'", "sh -c 'rm -rf \"$1\"' _ build", "bash -o pipefail -c 'pytest -q'",
-    "flock /tmp/l pytest", "parallel gzip ::: a.log b.log", "npx rimraf dist", "busybox ls", "chroot /srv/root ls", "env --chdir=sub rm -rf x", "find . -name '*.pyc' -exec rm -f {} +",
+    "flock /tmp/l pytest", "parallel gzip ::: a.log b.log", "npx rimraf dist", "busybox ls", "chroot /srv/root ls", "tar -czf /tmp/a.tgz -C ~ docs", "tar -xzf a.tgz -C build",
+    "unzip a.zip -d build", "tar tf a.tar", "git worktree remove ../wt", "env --chdir=sub rm -rf x", "find . -name '*.pyc' -exec rm -f {} +",
     "find . -type d -name __pycache__ -exec rm -rf {} +", "find . -name '*.py' -exec grep -l x {} \\;",
     "dd if=/dev/zero of=blank.img bs=1k count=1", "sed -i s/a/b/ src/x.py", "sed -i 's/a/b/' a.py sub/b.py",
     "sed -n 1,5p ~/.bashrc", "sed s/a/b/ ~/x", "perl -pi -e 's/a/b/' a.py", "perl -ne 'print if /x/' ~/x",

@@ -488,6 +488,22 @@ def _found_file(roots: list[Word], state: _State) -> Word:
     return Word.of(value.rstrip("/") + "/found") if value else Word([(SUB, "{}")])
 
 
+def _extract(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    """`tar -xf a.tar -C DIR`, `unzip a.zip -d DIR`: extracting overwrites files in DIR."""
+    values = [_value(w, state) or "" for w in args]
+    if base == "tar" and not any(v in ("--extract", "--get") or re.fullmatch(r"-?[A-Za-z]*x[A-Za-z]*", v)
+                                 for v in values[:1] + [v for v in values[1:] if v.startswith("-")]):
+        return None
+    flag = "-d" if base == "unzip" else "-C"
+    for index, value in enumerate(values):
+        if value in (flag, "--directory") and index + 1 < len(args):
+            return _target("extracts over", args[index + 1], state, cmd.dialect, write=True)
+        if value.startswith("--directory="):
+            return _target("extracts over", Word(_after_equals(Word([(LIT, value[2:])]))), state, cmd.dialect,
+                           write=True)
+    return None
+
+
 def _disk(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if base == "format" and not any(re.match(r"[A-Za-z]:", _value(w, state) or "") for w in args):
         return None  # `format` is a project script unless it names a drive (format.com under Git Bash)
@@ -533,6 +549,8 @@ def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if sub == "branch" and ("D" in short or "M" in short or "C" in short or
                             (("d" in short or "--delete" in flags) and ("f" in short or "--force" in flags))):
         return "deletes or overwrites a branch"
+    if sub == "worktree" and rest[:1] == ["remove"] and ("--force" in flags or "f" in short):
+        return "deletes a worktree with its uncommitted work"
     if sub == "stash" and rest[:1] in (["drop"], ["clear"]):
         return "deletes stashed work"
     if sub == "rebase" and not flags & {"--abort", "--continue", "--skip", "--quit", "--edit-todo", "--show-current-patch"}:
@@ -562,7 +580,7 @@ _HANDLERS = {
     **dict.fromkeys(("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "diskpart", "format",
                      "gdisk", "sgdisk", "cryptsetup", "blkdiscard"), _disk),
     **dict.fromkeys(("shutdown", "reboot", "halt", "poweroff", "systemctl", "init"), _power),
-    "git": _git,
+    "git": _git, "tar": _extract, "unzip": _extract,
 }
 
 
