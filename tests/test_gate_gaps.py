@@ -41,7 +41,7 @@ POSIX_ASK = [
     # dd writes through `of=~`; in-place edits of files outside
     "dd of=~/.bashrc", "dd if=x of=~/.bashrc", "sed -i s/a/b/ ~/.bashrc", "sed -i.bak 's/a/b/' ~/.profile",
     "sed --in-place s/a/b/ /etc/hosts", "sed -n -i s/a/b/ ~/x", "sed -i -e s/a/b/ -- ~/x",
-    "perl -pi -e 's/a/b/' ~/.bashrc", "perl -i -pe 's/a/b/' ~/.bashrc",
+    "perl -pi -e 's/a/b/' ~/.bashrc", "perl -i -pe 's/a/b/' ~/.bashrc", "awk -i inplace 1 ~/.bashrc", "gawk -i inplace -f p.awk ~/x",
     # the repository's own history
     "rm -rf .git", "rm -rf ./.git/", "mv .git elsewhere", "rm -rf .git/objects", "rm -rf sub/../.git", "find . -name .git -exec rm -rf {} +",
     # one-liners that run programs or write
@@ -56,7 +56,7 @@ POSIX_PASS = [
     "unzip a.zip -d build", "tar tf a.tar", "git worktree remove ../wt", "env --chdir=sub rm -rf x", "find . -name '*.pyc' -exec rm -f {} +",
     "find . -type d -name __pycache__ -exec rm -rf {} +", "find . -name '*.py' -exec grep -l x {} \\;",
     "dd if=/dev/zero of=blank.img bs=1k count=1", "sed -i s/a/b/ src/x.py", "sed -i 's/a/b/' a.py sub/b.py",
-    "sed -n 1,5p ~/.bashrc", "sed s/a/b/ ~/x", "perl -pi -e 's/a/b/' a.py", "perl -ne 'print if /x/' ~/x",
+    "sed -n 1,5p ~/.bashrc", "sed s/a/b/ ~/x", "perl -pi -e 's/a/b/' a.py", "perl -ne 'print if /x/' ~/x", "awk -i inplace 1 a.py", "awk '{print $1}' ~/x", "awk -F: '{print $1}' /etc/passwd",
     "ln -s src lib && rm -rf lib/", "ln -s ~ home-link", "ln -s ~ x && rm -f x", "ln -s ~/tools t && ls t/",
     "rm -rf build/{a,b}", "echo {a,b}", "mkdir -p src/{a,b}", "rm -f file{1..3}.txt", "{ ls; pytest; }",
     "arr=(a b); echo ${arr[0]}", "echo '{~,}'", "cp a.py{,.bak}",

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.tools.cmdline import GLOB, LIT, PARSERS, SUB, TILDE, VAR, Simple, Unparsed, Word
-from core.tools.oneliners import perl_in_place_files, sed_in_place_files
+from core.tools.oneliners import awk_in_place_files, perl_in_place_files, sed_in_place_files
 
 MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and asking)
 
@@ -284,7 +284,8 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str
 
 
 def _sed(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
-    return _in_place(sed_in_place_files([_value(w, state) for w in args]), args, cmd, state)
+    read = sed_in_place_files if base == "sed" else awk_in_place_files
+    return _in_place(read([_value(w, state) for w in args]), args, cmd, state)
 
 
 def _in_place(files: list[int] | None, args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -576,7 +577,7 @@ _HANDLERS = {
     **dict.fromkeys(("rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate", "rimraf", "trash", "trash-put"),
                     _rm), "su": _su,
     **dict.fromkeys(("mv", "cp", "install", "ln", "rsync"), _mv),
-    "tee": _tee, "dd": _dd, "sed": _sed, **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
+    "tee": _tee, "dd": _dd, **dict.fromkeys(("sed", "awk", "gawk"), _sed), **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
     **dict.fromkeys(("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "diskpart", "format",
                      "gdisk", "sgdisk", "cryptsetup", "blkdiscard"), _disk),
     **dict.fromkeys(("shutdown", "reboot", "halt", "poweroff", "systemctl", "init"), _power),
