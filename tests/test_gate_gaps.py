@@ -20,6 +20,7 @@ POSIX_ASK = [
     'export X=~; rm -rf "$X"', "export X=~ && rm -rf $X", 'declare -x X=~; rm -rf "$X"', 'readonly X=~; rm -rf "$X"',
     'local X=~; rm -rf "$X"', 'typeset X=~; rm -rf "$X"', 'printf -v X ~; rm -rf "$X"',
     "printf -v X '%s' ~; rm -rf \"$X\"",
+    "X=~ sh -c 'rm -rf \"$X\"'", "X=~ bash -c 'rm -rf $X/docs'", "X=1 cd ~ && rm -rf *",
     # shells: `--` and options with a value before the code; positional parameters
     "bash -c -- 'rm -rf ~'", "bash -o pipefail -c 'rm -rf ~'", "sh -c 'rm -rf \"$1\"' _ ~", "sh -c 'rm -rf \"$0\"' ~",
     # wrappers that were not looked through
@@ -50,7 +51,7 @@ POSIX_ASK = [
 ]
 POSIX_PASS = [
     "export X=build; rm -rf \"$X\"", "declare X=build; rm -rf $X", "printf -v X build; rm -rf \"$X\"",
-    "export PATH=$PATH:~/bin", "export FOO=1", "readonly A=1", "local x", "printf '%s\\n' hi",
+    "export PATH=$PATH:~/bin", "export FOO=1", "X=build sh -c 'rm -rf \"$X\"'", "CC=gcc make", "readonly A=1", "local x", "printf '%s\\n' hi",
     "bash -c -- 'rm -rf build'", "sh -c 'rm -rf \"$1\"' _ build", "bash -o pipefail -c 'pytest -q'",
     "flock /tmp/l pytest", "parallel gzip ::: a.log b.log", "npx rimraf dist", "busybox ls", "chroot /srv/root ls", "tar -czf /tmp/a.tgz -C ~ docs", "tar -xzf a.tgz -C build",
     "unzip a.zip -d build", "tar tf a.tar", "git worktree remove ../wt", "env --chdir=sub rm -rf x", "find . -name '*.pyc' -exec rm -f {} +",

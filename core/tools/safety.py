@@ -145,12 +145,15 @@ def _simple(cmd: Simple, state: _State) -> str | None:
         if why:
             return why
     words = list(cmd.words)
+    prefix: dict[str, str | None] = {}
     if cmd.dialect == "posix":
         while words and _assignment(words[0]):  # NAME=value before a command, or on its own
             name, _, _ = (words[0].parts[0][1]).partition("=")
             value = _value(Word(_after_equals(words[0])), state)
             if len(words) == 1:
                 state.variables[name] = value
+            else:
+                prefix[name] = value
             words.pop(0)
     if cmd.dialect == "powershell" and len(words) >= 2 and words[1].literal == "=" and words[0].parts[:1] \
             and words[0].parts[0][0] == VAR:
@@ -158,7 +161,15 @@ def _simple(cmd: Simple, state: _State) -> str | None:
         return None
     if not words:
         return None
-    return _argv(words, cmd, state)
+    if not prefix:
+        return _argv(words, cmd, state)
+    # `X=~ sh -c 'rm -rf "$X"'`: the command (and what it starts) sees X, the rest of the line does not
+    inner = _nested(state)
+    inner.depth = state.depth
+    inner.variables.update(prefix)
+    why = _argv(words, cmd, inner)
+    state.cwd = inner.cwd  # `X=1 cd /` still changes the folder
+    return why
 
 
 def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
