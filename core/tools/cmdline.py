@@ -9,10 +9,13 @@ unknown. Command substitutions and here-documents are kept as text for the judge
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
 LIT, GLOB, VAR, TILDE, SUB = "lit", "glob", "var", "tilde", "sub"
+_RAW = "raw"  # an unquoted `{`, `,`, `}` or `~` inside a word, until brace and tilde expansion place it
+MAX_BRACE_WORDS = 256  # a brace expansion that makes more words than this stands for unknown text
 
 
 @dataclass
@@ -97,7 +100,7 @@ class _PosixParser:
             elif char == "\\" and text[self.i + 1:self.i + 2] == "\n":
                 self.i += 2
             elif char in "<>" and text.startswith("(", self.i + 1):  # <(...): a word, not a redirection
-                self.current.words.append(self._word())
+                self.current.words.extend(expand_braces(self._word()))
             elif redirect := _REDIRECT.match(text, self.i):
                 self.i = redirect.end()
                 self._redirect(redirect.group())
@@ -107,9 +110,7 @@ class _PosixParser:
                 if op == "\n":
                     self._read_heredocs()
             else:
-                word = self._word()
-                if word.parts:
-                    self.current.words.append(word)
+                self.current.words.extend(expand_braces(self._word()))
         self.out.end(piped=False)
         return self.out.done
 
@@ -125,7 +126,8 @@ class _PosixParser:
             delimiter = "".join(text for _, text in target.parts)
             self.heredocs.append((delimiter, op.endswith("-"), self.current))
             return
-        self.current.redirects.append((op.lstrip("0123456789"), target))
+        for word in expand_braces(target) or [Word.of("")]:
+            self.current.redirects.append((op.lstrip("0123456789"), word))
 
     def _read_heredocs(self) -> None:
         for delimiter, strip, owner in self.heredocs:
@@ -175,9 +177,20 @@ class _PosixParser:
                 assert match is not None
                 word.add(TILDE, match.group(1))
                 self.i = match.end()
+            elif char in "{,}~":
+                word.add(_RAW, char)
+                self.i += 1
             else:
                 word.add(LIT, char)
                 self.i += 1
+        if text.startswith("(", self.i) and len(word.parts) == 1 and word.parts[0][0] == LIT \
+                and re.fullmatch(r"[A-Za-z_]\w*\+?=", word.parts[0][1]):  # NAME=(array items)
+            end = _closing(text, self.i + 1)
+            body = text[self.i + 1:end]
+            for simple in parse_posix(body):
+                self.current.substitutions.extend(simple.substitutions)
+            word.add(SUB, body)
+            self.i = end + 1
         return word
 
     def _double_quoted(self, word: Word) -> None:
@@ -229,7 +242,7 @@ class _PosixParser:
                 raise Unparsed("an unclosed ${")
             inner = text[self.i + 2:end]
             self.i = end + 1
-            if _NAME.fullmatch(inner):
+            if _NAME.fullmatch(inner) or inner.isdigit():
                 word.add(VAR, inner)
             else:  # ${X:-default}, ${#X}, ${X/a/b}: known only when it runs
                 word.add(SUB, inner)
@@ -246,7 +259,10 @@ class _PosixParser:
         elif match := _NAME.match(text, self.i + 1):
             word.add(VAR, match.group())
             self.i = match.end()
-        elif nxt and nxt in "@*#?$!-0123456789":
+        elif nxt.isdigit():  # a positional parameter: known only where something sets it
+            word.add(VAR, nxt)
+            self.i += 2
+        elif nxt and nxt in "@*#?$!-":
             word.add(SUB, nxt)
             self.i += 2
         else:
@@ -256,6 +272,94 @@ class _PosixParser:
     def _substitution(self, word: Word, body: str) -> None:
         word.add(SUB, body)
         self.current.substitutions.append(body)
+
+
+def expand_braces(word: Word) -> list[Word]:
+    """The words bash makes of one word by brace expansion (`{~,}` is `~` and nothing, `x{a,b}` is
+    `xa xb`), then tilde expansion of a `~` that starts a word or follows `NAME=` (`of=~/x`)."""
+    if not any(kind == _RAW for kind, _ in word.parts):
+        return [word] if word.parts else []
+    tokens = [(kind, char) for kind, text in word.parts for char in (text if kind == _RAW else [text])]
+    results = _brace_alternatives(tokens)
+    if results is None:
+        return [Word([(SUB, "".join(text for _, text in word.parts))])]
+    return [out for out in (_settle(item) for item in results) if out.parts]
+
+
+def _brace_alternatives(tokens: list[tuple[str, str]]) -> list[list[tuple[str, str]]] | None:
+    """Every expansion of the first well-formed brace group, recursively; None when too many."""
+    for start, token in enumerate(tokens):
+        if token != (_RAW, "{"):
+            continue
+        depth, commas = 0, []
+        for end in range(start, len(tokens)):
+            if tokens[end][0] != _RAW:
+                continue
+            char = tokens[end][1]
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            if char == "," and depth == 1:
+                commas.append(end)
+            if depth == 0:
+                break
+        else:
+            continue
+        inner = tokens[start + 1:end]
+        if commas:
+            bounds = [start, *commas, end]
+            choices = [tokens[a + 1:b] for a, b in itertools.pairwise(bounds)]
+        else:
+            choices = _sequence(inner)
+            if choices is None:
+                continue
+        out: list[list[tuple[str, str]]] = []
+        for choice in choices:
+            more = _brace_alternatives(tokens[:start] + choice + tokens[end + 1:])
+            if more is None or len(out) + len(more) > MAX_BRACE_WORDS:
+                return None
+            out.extend(more)
+        return out
+    return [tokens]
+
+
+def _sequence(inner: list[tuple[str, str]]) -> list[list[tuple[str, str]]] | None:
+    """`{1..3}` and `{a..c}`; None when the braces hold no sequence (then they are plain text)."""
+    if any(kind != LIT for kind, _ in inner):
+        return None
+    match = re.fullmatch(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])", "".join(text for _, text in inner))
+    if match is None:
+        return None
+    first, last = match.groups()
+    numbers = first.lstrip("-").isdigit()
+    if numbers != last.lstrip("-").isdigit():
+        return None  # {1..z}: not a sequence
+    low, high = (int(first), int(last)) if numbers else (ord(first), ord(last))
+    step = 1 if high >= low else -1
+    if abs(high - low) >= MAX_BRACE_WORDS:
+        return [[(SUB, "{sequence}")]]
+    return [[(LIT, str(n) if numbers else chr(n))] for n in range(low, high + step, step)]
+
+
+def _settle(tokens: list[tuple[str, str]]) -> Word:
+    """A word from expanded tokens: a leading `~` (or one after `NAME=`) is the home folder."""
+    word = Word()
+    for index, (kind, text) in enumerate(tokens):
+        if kind == _RAW and text == "~" and _tilde_may_start(word):
+            after = tokens[index + 1] if index + 1 < len(tokens) else (LIT, "")
+            name = re.match(r"[A-Za-z0-9_.-]*", after[1]) if after[0] == LIT else None
+            if name is not None and after[1][name.end():name.end() + 1] in ("", "/", ":"):
+                word.add(TILDE, name.group())
+                if name.group():
+                    tokens[index + 1] = (LIT, after[1][name.end():])
+                continue
+        word.add(LIT if kind == _RAW else kind, text)
+    return word
+
+
+def _tilde_may_start(word: Word) -> bool:
+    if not word.parts:
+        return True
+    return len(word.parts) == 1 and word.parts[0][0] == LIT and re.fullmatch(r"[A-Za-z_]\w*=", word.parts[0][1]) \
+        is not None
 
 
 def _closing(text: str, start: int) -> int:
@@ -283,6 +387,8 @@ def _closing(text: str, start: int) -> int:
 
 
 # -- PowerShell and cmd.exe -----------------------------------------------------------------------
+_PS_KEYWORDS = {"if", "elseif", "while", "until", "for", "foreach", "switch", "catch", "function", "filter", "param",
+                "trap"}  # their `(...)` is a condition or a parameter list, judged as a command of its own
 _PS_SEPARATORS = ("&&", "||", ";", "|", "\n", "{", "}", "(", ")")
 _PS_REDIRECT = re.compile(r"(?:[1-6*])?(?:>>|>)(?!&)")
 _PS_VAR = re.compile(r"\$(?:\{([^}]*)\}|(env:[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_:]*))", re.IGNORECASE)
@@ -305,6 +411,12 @@ def parse_powershell(text: str) -> list[Simple]:
                 i += 1
             target, i = _ps_word(text, i, out.current)
             out.current.redirects.append((">>" if redirect.group().endswith(">>") else ">", target))
+        elif char == "(" and out.current.words and (out.current.words[0].literal or "").lower() not in _PS_KEYWORDS:
+            end = _closing(text, i + 1)  # `Remove-Item (Join-Path $HOME x)`: an argument computed in place
+            body = text[i + 1:end]
+            out.current.words.append(Word([(SUB, body)]))
+            out.current.substitutions.append(body)
+            i = end + 1
         elif op := next((o for o in _PS_SEPARATORS if text.startswith(o, i)), None):
             i += len(op)
             out.end(piped=op == "|")

@@ -1,12 +1,14 @@
 """Which commands and writes need the user's yes before they run.
 
 Judged on the parsed command (`core.tools.cmdline`), not on its text: the argv after quoting and
-known expansions, looking through `sudo`, `env`, `xargs`, `sh -c`, `eval` and interpreter one-liners.
-Asked about:
+known expansions (including variables set earlier in the line by `X=`, `export`, `declare`, `printf -v`,
+and symlinks made earlier by `ln -s`), looking through `sudo`, `env`, `flock`, `xargs`, `find -exec`,
+`sh -c`, `eval`, functions and interpreter one-liners. Asked about:
 
-- a delete, move, overwrite, truncate, in-place edit (`sed -i`, `perl -pi`) or recursive permission
+- a delete, move, overwrite, in-place edit (`sed -i`, `perl -pi`), truncate or recursive permission
   change whose target is outside the workspace, is the workspace itself or a folder holding it (the
   system temp folder's contents and `/dev/null` are scratch space);
+- a delete or move of the repository's history (`.git`, its objects, refs, logs);
 - git commands that discard uncommitted work, rewrite history or destroy remote refs;
 - disk and filesystem tools, raw device writes, shutdown, irrecoverable wipes, writes to credential
   files;
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import os
 import re
 import sys
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.tools.cmdline import GLOB, LIT, PARSERS, SUB, TILDE, VAR, Simple, Unparsed, Word
+from core.tools.oneliners import awk_in_place_files, perl_in_place_files, sed_in_place_files
 
 MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and asking)
 
@@ -45,14 +49,15 @@ _DEVICE = re.compile(r"^/dev/(?:sd|nvme|hd|disk|mmcblk|vd|xvd|md|dm-|mapper/)")
 _HARMLESS_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "$null", "nul"}
 _WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*:|\\\\|//)")
 
-_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"}
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"}
 _INTERPRETERS = {"python": "-c", "python2": "-c", "python3": "-c", "py": "-c", "pypy": "-c", "pypy3": "-c",
                  "node": "-e", "nodejs": "-e", "deno": "eval", "bun": "-e", "perl": "-e", "ruby": "-e",
                  "php": "-r", "lua": "-e", "osascript": "-e"}
 _CODE_DANGER = re.compile(
     r"rmtree|\bremove\s*\(|\bunlink|\brmdir|\brm\s*\(|rmSync|\brm_rf\b|\brm_r\b|FileUtils\.rm|File\.delete"
-    r"|\brename|\breplace\s*\(|shutil\.move|\bmove\s*\(|truncate|\bsystem\s*\(|subprocess|Popen|\bspawn|execSync"
-    r"|child_process|\bexec\s*\(|\beval\s*\(|`|\bos\.exec|\bchmod|\bchown|Remove-Item|\bkill",
+    r"|\brename|\breplace\s*\(|shutil\.move|\bmove\s*\(|truncate|\bsystem\b|subprocess|Popen|\bspawn|execSync"
+    r"|child_process|\bexec\s*\(|\beval\s*\(|`|\bos\.exec|\bchmod|\bchown|Remove-Item|\bkill|\bqx\b"
+    r"|__import__|\bgetattr|write_text|write_bytes|writeFile|open\s*\([^)]*,\s*(?:mode\s*=\s*)?['\"][rbt]*[wax+]",
     re.IGNORECASE)
 _WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its options that take a value
     "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
@@ -60,7 +65,10 @@ _WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its opt
     "timeout": {"-s", "-k", "--signal", "--kill-after"}, "command": set(), "exec": {"-a"}, "builtin": set(),
     "stdbuf": {"-i", "-o", "-e"}, "ionice": {"-c", "-n", "-p"}, "chrt": set(), "setsid": set(),
     "caffeinate": set(), "unbuffer": set(), "strace": {"-o", "-e", "-p"}, "watch": {"-n", "-d"},
-    "flock": {"-w", "-E"}, "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(),
+    "busybox": set(), "fakeroot": set(), "unshare": set(), "nsenter": {"-t", "--target"}, "npx": {"-p", "--package"},
+    "runuser": {"-u", "-g", "-G", "--user", "--group"}, "systemd-run": {"-p", "--property", "-u", "--unit", "-E",
+                                                                    "--setenv", "--uid", "--gid", "-M", "--machine"},
+    "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(),
     "while": set(), "until": set(), "!": set(), "{": set(), "}": set(), "&": set(), ".": set(),
 }
 _XARGS_ARGS = {"-I", "-i", "-n", "-P", "-d", "-E", "-e", "-L", "-l", "-s", "-a", "--max-args", "--max-procs",
@@ -76,6 +84,10 @@ class _State:
     variables: dict[str, str | None] = field(default_factory=dict)
     depth: int = 0
     dialect: str = "posix"
+    upstream: Simple | None = None  # the command whose output is piped into the one being judged
+    # Symlinks made earlier in this command line (link -> what it points to). Shared with nested
+    # shells: a link is on disk for every process, while variables and cwd are per process.
+    links: dict[Path, Path] = field(default_factory=dict)
 
 
 def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
@@ -108,10 +120,13 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
         return f"cannot be parsed ({exc}), so it cannot be judged before it runs"
     state.depth += 1
     try:
+        previous: Simple | None = None
         for simple in commands:
+            state.upstream = previous if simple.piped else None
             why = _simple(simple, state)
             if why:
                 return why
+            previous = simple
     finally:
         state.depth -= 1
     return None
@@ -130,12 +145,15 @@ def _simple(cmd: Simple, state: _State) -> str | None:
         if why:
             return why
     words = list(cmd.words)
+    prefix: dict[str, str | None] = {}
     if cmd.dialect == "posix":
         while words and _assignment(words[0]):  # NAME=value before a command, or on its own
             name, _, _ = (words[0].parts[0][1]).partition("=")
             value = _value(Word(_after_equals(words[0])), state)
             if len(words) == 1:
                 state.variables[name] = value
+            else:
+                prefix[name] = value
             words.pop(0)
     if cmd.dialect == "powershell" and len(words) >= 2 and words[1].literal == "=" and words[0].parts[:1] \
             and words[0].parts[0][0] == VAR:
@@ -143,7 +161,15 @@ def _simple(cmd: Simple, state: _State) -> str | None:
         return None
     if not words:
         return None
-    return _argv(words, cmd, state)
+    if not prefix:
+        return _argv(words, cmd, state)
+    # `X=~ sh -c 'rm -rf "$X"'`: the command (and what it starts) sees X, the rest of the line does not
+    inner = _nested(state)
+    inner.depth = state.depth
+    inner.variables.update(prefix)
+    why = _argv(words, cmd, inner)
+    state.cwd = inner.cwd  # `X=1 cd /` still changes the folder
+    return why
 
 
 def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -156,6 +182,16 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
         return _argv(_skip_options(args, _WRAPPERS_WITH_ARGS[base]), cmd, state) if args else None
     if base == "env":
         return _env(args, cmd, state)
+    if base in _WRAPPERS_AFTER_OPERAND:  # flock LOCKFILE command..., chroot NEWROOT command...
+        rest = _skip_options(args, _WRAPPERS_AFTER_OPERAND[base])
+        return _argv(rest[1:], cmd, state) if len(rest) > 1 else None
+    if base == "parallel":
+        return _parallel(args, cmd, state)
+    if cmd.dialect == "posix" and base == "function":  # `function f { body; }`: the body is judged as if it ran
+        return _argv(args[1:], cmd, state) if len(args) > 1 else None
+    if cmd.dialect == "posix" and base in _DECLARERS:
+        _declare(base, args, state)
+        return None
     if base == "xargs":
         rest = _skip_options(args, _XARGS_ARGS)
         if not rest:
@@ -175,6 +211,8 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
                 state.variables[word.literal] = None
         return None
     handler = _HANDLERS.get(base)
+    if cmd.dialect == "powershell" and cmd.piped and (base in _PS_DELETE or base in _PS_MOVE):
+        handler = _windows_command  # `gci ~ | rm -r`: PowerShell's rm takes its paths from the pipeline
     if handler is not None:
         return handler(base, args, cmd, state)
     if cmd.dialect != "posix":
@@ -185,26 +223,39 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
 # -- nested code ----------------------------------------------------------------------------------
 def _nested(state: _State) -> _State:
     return _State(state.workspace, state.cwd, state.home, state.env, dict(state.variables), state.depth + 1,
-                  state.dialect)
+                  state.dialect, links=state.links)
 
 
 def _shell(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     values = [_value(w, state) for w in args]
-    for index, value in enumerate(values):
-        if value is not None and value.startswith("-") and "c" in value.lstrip("-") and not value.startswith("--"):
-            if index + 1 >= len(values):
-                return None
-            code = values[index + 1]
-            if code is None:
-                return f"{base} -c runs text that is only known when it runs"
-            return _script(code, "posix", _nested(state))
-        if value is None or not value.startswith("-"):
-            return None  # `sh script.sh`: a file of the project, run like any program
+    command_mode, index = False, 0
+    while index < len(values):  # options, as the shell reads them, up to the code or the script
+        value = values[index]
+        if value is None or value in ("-", "--", "+") or not value.startswith(("-", "+")):
+            index += value in ("-", "--")
+            break
+        command_mode = command_mode or (not value.startswith("--") and "c" in value[1:])
+        index += 2 if value in _SHELL_VALUE_OPTIONS else 1
+    rest = values[index:]
+    if command_mode:
+        if not rest:
+            return None
+        if rest[0] is None:
+            return f"{base} -c runs text that is only known when it runs"
+        inner = _nested(state)
+        for number, argument in enumerate(rest[1:10]):  # sh -c 'rm -rf "$1"' _ ~: $0, $1, ...
+            inner.variables[str(number)] = argument
+        return _script(rest[0], "posix", inner)
+    if rest:
+        return None  # `sh script.sh`: a file of the project, run like any program
     if cmd.heredoc is not None:
         return _script(cmd.heredoc, "posix", _nested(state))
     if cmd.piped:
         return f"pipes text into {base}, which runs it unseen"
     return None
+
+
+_SHELL_VALUE_OPTIONS = {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
 
 
 def _eval(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -217,19 +268,21 @@ def _eval(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None
 def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     flag = _INTERPRETERS.get(re.sub(r"[\d.]+$", "", base) or base, _INTERPRETERS.get(base, "-c"))
     values = [_value(w, state) for w in args]
+    if base in ("perl", "ruby"):
+        why = _in_place(perl_in_place_files(values), args, cmd, state)
+        if why:
+            return why
     for index, value in enumerate(values):
-        if value in (flag, "-e", "-E", "--eval", "-p", "--print") or (
-                base in ("perl", "ruby") and value and re.fullmatch(r"-[a-zA-Z]*e", value)):
-            code = values[index + 1] if index + 1 < len(values) else ""  # perl -pie 'code' too
-        elif value and flag == "-c" and value.startswith("-c"):
-            code = value[2:]  # python -c'code'
+        if value in (flag, "-e", "-E", "--eval", "-p", "--print"):
+            code = values[index + 1] if index + 1 < len(values) else ""
+        elif value and flag == "-c" and (cluster := re.fullmatch(r"-[bBdEhiIOqsSuvx]*c(.*)", value, re.DOTALL)):
+            code = cluster.group(1) or (values[index + 1] if index + 1 < len(values) else "")  # -c'code', -Ic code
         else:
             code = ""
         if code is None:
             return f"a {base} one-liner that is only known when it runs"
         if code:
-            return _code(base, code) or (_in_place(args[index + 2:], state, cmd.dialect)
-                                          if base in ("perl", "ruby") and _edits_in_place(values[:index + 1]) else None)
+            return _code(base, code)
         if value == "-m":
             return None
         if value is None or not value.startswith("-"):
@@ -242,25 +295,13 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: _State) -> str
 
 
 def _sed(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
-    values = [_value(w, state) for w in args]
-    if not _edits_in_place(values):
-        return None  # sed writes to stdout: a redirect, if any, is judged on its own
-    with_value = {"-e", "-f", "-l", "--expression", "--file", "--line-length"}
-    operands = _operands(args, state, with_value)
-    scripted = any(v in with_value - {"-l", "--line-length"} or (v or "").startswith(("--expression=", "--file="))
-                   for v in values)
-    return _in_place(operands if scripted else operands[1:], state, cmd.dialect)
+    read = sed_in_place_files if base == "sed" else awk_in_place_files
+    return _in_place(read([_value(w, state) for w in args]), args, cmd, state)
 
 
-def _edits_in_place(values: list[str | None]) -> bool:
-    """`-i`, `-i.bak`, `-ni`, `-pi`, `--in-place[=SUFFIX]`: the files named are rewritten."""
-    return any(v is not None and (v.startswith("--in-place") or re.fullmatch(r"-[a-zA-Z]*i(?:\S*)", v) is not None)
-               for v in values)
-
-
-def _in_place(files: list[Word], state: _State, dialect: str) -> str | None:
-    return _targets("edits in place", [w for w in files if not (_value(w, state) or "").startswith("-")], state,
-                    dialect, write=True)
+def _in_place(files: list[int] | None, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    """An in-place edit rewrites each of its files: judged as a write to each."""
+    return _targets("rewrites", [args[i] for i in files], state, cmd.dialect, write=True) if files else None
 
 
 def _code(base: str, code: str) -> str | None:
@@ -268,6 +309,54 @@ def _code(base: str, code: str) -> str | None:
     if match:
         return f"a {base} one-liner that can delete files or run commands ({match.group()})"
     return None
+
+
+_WRAPPERS_AFTER_OPERAND = {"flock": {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
+                           "chroot": {"--userspec", "--groups"}}
+
+
+def _parallel(args: list[Word], cmd: Simple, state: _State) -> str | None:
+    """`parallel CMD ::: A B`: CMD runs once with each argument; without `:::` they come from stdin."""
+    rest = _skip_options(args, {"-j", "--jobs", "-S", "--sshlogin", "--joblog", "-a", "--arg-file"})
+    split = next((i for i, w in enumerate(rest) if w.literal in (":::", "::::")), None)
+    if split is None:
+        return (_argv(rest, cmd, state) or _unknown_args(rest, cmd, state)) if rest else None
+    if rest[split].literal == "::::" and rest[:split]:
+        return _unknown_args(rest[:split], cmd, state)
+    for item in rest[split + 1:] or [Word.of("")]:
+        why = _argv([*rest[:split], item], cmd, state) if rest[:split] else None
+        if why:
+            return why
+    return None
+
+
+def _su(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    """`su [user] -c CODE`: CODE runs in a shell."""
+    values = [_value(w, state) for w in args]
+    for index, value in enumerate(values[:-1]):
+        if value in ("-c", "--command"):
+            code = values[index + 1]
+            return f"{base} -c runs text that is only known when it runs" if code is None else \
+                _script(code, "posix", _nested(state))
+    return None
+
+
+_DECLARERS = {"export", "declare", "typeset", "readonly", "local", "printf"}
+
+
+def _declare(base: str, args: list[Word], state: _State) -> None:
+    """`export X=~` and `printf -v X ~` set X for the rest of the line, as a plain `X=~` does."""
+    if base == "printf":
+        values = [_value(w, state) for w in args]
+        if len(values) >= 3 and values[0] == "-v" and values[1]:
+            form = values[2]
+            state.variables[values[1]] = (values[3] if len(values) > 3 else "") if form == "%s" \
+                else form if form is not None and "%" not in form and "\\" not in form else None
+        return
+    for word in args:
+        if _assignment(word):
+            name, value = word.parts[0][1].partition("=")[0], _value(Word(_after_equals(word)), state)
+            state.variables[name.rstrip("+")] = value
 
 
 def _env(args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -282,6 +371,9 @@ def _env(args: list[Word], cmd: Simple, state: _State) -> str | None:
             if value in ("-C", "--chdir") and len(rest) > 1:
                 _change_dir(rest[1:2], state)
             rest = rest[2:]
+        elif value is not None and value.startswith("--chdir="):
+            _change_dir([Word.of(value.partition("=")[2])], state)
+            rest = rest[1:]
         elif value is not None and (value.startswith("-") or "=" in value):
             rest = rest[1:]
         else:
@@ -338,6 +430,8 @@ def _mv(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
         why = _targets("moves", operands, state, cmd.dialect)
         return why or (_target("moves into", target_dir, state, cmd.dialect) if target_dir else None)
     destination = target_dir or (operands[-1] if len(operands) > 1 else None)
+    if base == "ln":
+        _remember_link(args, operands, destination, state)
     if base == "ln" and not any((_value(w, state) or "").startswith("-") and "f" in (_value(w, state) or "")
                                 for w in args):
         return None  # ln without -f never replaces anything
@@ -354,7 +448,7 @@ def _dd(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     for word in args:
         value = _value(word, state)
         if value is not None and value.startswith("of="):
-            return _target("writes to", Word([(LIT, value[3:])]), state, cmd.dialect, write=True)
+            return _target("writes to", Word(_after_equals(word)), state, cmd.dialect, write=True)
         if value is None:
             return "dd with an output only known when it runs"
     return None
@@ -382,13 +476,44 @@ def _find(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None
     deletes = "-delete" in values
     for index, value in enumerate(values):
         if value in ("-exec", "-execdir", "-ok", "-okdir"):
-            inner = [w for w in args[index + 1:] if _value(w, state) not in (";", "+", "{}")]
+            end = next((i for i in range(index + 1, len(values)) if values[i] in (";", "+")), len(values))
+            inner = args[index + 1:end]
             name = _value(inner[0], state) if inner else ""
             deletes = deletes or name is None or _command_name(name, "posix") in _DELETERS
+            # what -exec runs, judged on its own: `{}` is one found file (some file under the roots)
+            found = _found_file(roots or [Word.of(".")], state)
+            why = _argv([found if _value(w, state) == "{}" else w for w in inner], cmd, _nested(state)) \
+                if inner and not deletes else None
+            if why:
+                return why
     if not deletes:
         return None
+    if any(v == "-name" and n == ".git" for v, n in itertools.pairwise(values)):
+        return "deletes the repository's history (.git)"
     some = any(v in _FIND_TESTS for v in values)  # only matching files go, as with a pattern under each root
     return _targets("deletes files under", roots or [Word.of(".")], state, cmd.dialect, some=some)
+
+
+def _found_file(roots: list[Word], state: _State) -> Word:
+    """A word for a file find found: under its root when there is one root, else unknown."""
+    value = _value(roots[0], state) if len(roots) == 1 else None
+    return Word.of(value.rstrip("/") + "/found") if value else Word([(SUB, "{}")])
+
+
+def _extract(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+    """`tar -xf a.tar -C DIR`, `unzip a.zip -d DIR`: extracting overwrites files in DIR."""
+    values = [_value(w, state) or "" for w in args]
+    if base == "tar" and not any(v in ("--extract", "--get") or re.fullmatch(r"-?[A-Za-z]*x[A-Za-z]*", v)
+                                 for v in values[:1] + [v for v in values[1:] if v.startswith("-")]):
+        return None
+    flag = "-d" if base == "unzip" else "-C"
+    for index, value in enumerate(values):
+        if value in (flag, "--directory") and index + 1 < len(args):
+            return _target("extracts over", args[index + 1], state, cmd.dialect, write=True)
+        if value.startswith("--directory="):
+            return _target("extracts over", Word(_after_equals(Word([(LIT, value[2:])]))), state, cmd.dialect,
+                           write=True)
+    return None
 
 
 def _disk(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -436,6 +561,8 @@ def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if sub == "branch" and ("D" in short or "M" in short or "C" in short or
                             (("d" in short or "--delete" in flags) and ("f" in short or "--force" in flags))):
         return "deletes or overwrites a branch"
+    if sub == "worktree" and rest[:1] == ["remove"] and ("--force" in flags or "f" in short):
+        return "deletes a worktree with its uncommitted work"
     if sub == "stash" and rest[:1] in (["drop"], ["clear"]):
         return "deletes stashed work"
     if sub == "rebase" and not flags & {"--abort", "--continue", "--skip", "--quit", "--edit-todo", "--show-current-patch"}:
@@ -458,13 +585,14 @@ _HANDLERS = {
     **dict.fromkeys(_SHELLS, _shell), "eval": _eval,
     **dict.fromkeys(_INTERPRETERS, _interpreter),
     "powershell": _powershell, "pwsh": _powershell, "cmd": _cmd_exe,
-    **dict.fromkeys(("rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate"), _rm),
+    **dict.fromkeys(("rm", "rmdir", "unlink", "shred", "srm", "wipe", "truncate", "rimraf", "trash", "trash-put"),
+                    _rm), "su": _su,
     **dict.fromkeys(("mv", "cp", "install", "ln", "rsync"), _mv),
-    "tee": _tee, "dd": _dd, "sed": _sed, **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
+    "tee": _tee, "dd": _dd, **dict.fromkeys(("sed", "awk", "gawk"), _sed), **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod), "find": _find,
     **dict.fromkeys(("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "diskpart", "format",
                      "gdisk", "sgdisk", "cryptsetup", "blkdiscard"), _disk),
     **dict.fromkeys(("shutdown", "reboot", "halt", "poweroff", "systemctl", "init"), _power),
-    "git": _git,
+    "git": _git, "tar": _extract, "unzip": _extract,
 }
 
 
@@ -477,6 +605,9 @@ _PS_WRITE = {"copy-item", "cp", "copy", "cpi", "set-content", "sc", "out-file", 
 _PS_DISK = {"format-volume", "clear-disk", "initialize-disk", "remove-partition", "set-partition", "format"}
 _PS_POWER = {"stop-computer", "restart-computer"}
 _PS_EVAL = {"invoke-expression", "iex", "start-process", "saps", "start", "invoke-command", "icm"}
+_PS_LISTERS = {"get-childitem", "gci", "ls", "dir", "get-item", "gi"}
+_PS_DOTNET_WRITE = re.compile(r"\[(?:system\.)?io\.(?:file|directory)\]::(?:delete|move|replace|write|append|copy"
+                              r"|create|open|setattributes)", re.IGNORECASE)
 _PS_VALUE_PARAMS = {"path", "literalpath", "destination", "filter", "include", "exclude", "erroraction", "ea",
                     "warningaction", "credential", "stream", "value", "encoding", "filepath", "itemtype", "name",
                     "newname", "target", "argumentlist", "scriptblock", "computername", "depth"}
@@ -502,8 +633,10 @@ def _windows_command(base: str, args: list[Word], cmd: Simple, state: _State) ->
             named.setdefault(value[1:].lower(), [])
         else:
             positional.append(word)
-    if "whatif" in named:
-        return None
+    if "whatif" in named and not any((_value(w, state) or "").lower() in ("false", "0") for w in named["whatif"]):
+        return None  # -WhatIf only tells what would happen; -WhatIf:$false does it
+    if cmd.dialect == "powershell" and _PS_DOTNET_WRITE.match(base):
+        return f"a .NET call that deletes, moves or writes files ({base})"
     if base in _PS_EVAL:
         code = [_value(w, state) for w in [*named.get("scriptblock", []), *named.get("argumentlist", []),
                                              *positional]]
@@ -518,13 +651,16 @@ def _windows_command(base: str, args: list[Word], cmd: Simple, state: _State) ->
     if base in _PS_POWER:
         return "shuts the machine down"
     paths = [*named.get("path", []), *named.get("literalpath", []), *positional]
+    if not paths and cmd.piped and cmd.dialect == "powershell" and (base in _PS_DELETE or base in _PS_MOVE):
+        return _piped_items(base, cmd, state)
     if base in _PS_DELETE:
         return _targets("deletes", paths, state, cmd.dialect)
     if base in _PS_MOVE:
         return _targets("moves", [*paths, *named.get("destination", [])], state, cmd.dialect)
     if base in _PS_WRITE:
+        copies = base in ("copy-item", "cp", "copy", "cpi", "xcopy", "robocopy")  # their -Path is the source
         destination = named.get("destination") or named.get("filepath") or (
-            positional[1:2] if base in ("copy-item", "cp", "copy", "cpi", "xcopy", "robocopy") else positional[:1])
+            positional[1:2] if copies else named.get("path") or named.get("literalpath") or positional[:1])
         if base == "robocopy" and ({"mir", "purge", "move"} & set(named)):
             return _targets("deletes or moves", positional[:2], state, cmd.dialect)
         return _targets("writes to", list(destination or []), state, cmd.dialect, write=True)
@@ -552,8 +688,51 @@ def _value(word: Word, state: _State) -> str | None:
                 return None
             out.append(value)
         elif kind == SUB:
-            return None
+            joined = _join_path(text, state) if state.dialect == "powershell" else None
+            if joined is None:
+                return None
+            out.append(joined)
     return "".join(out)
+
+
+def _piped_items(base: str, cmd: Simple, state: _State) -> str | None:
+    """`Get-ChildItem X | Remove-Item`: what goes is what the listing gives, the items under X."""
+    up = state.upstream
+    name = _command_name(_value(up.words[0], state) or "", "powershell") if up is not None and up.words else ""
+    if up is None or name not in _PS_LISTERS:
+        return f"{base} acts on what the pipeline gives it, known only when it runs"
+    roots: list[str | None] = []
+    filtered = False
+    words = list(up.words[1:])
+    while words:
+        value = _value(words.pop(0), state)
+        key = (value or "")[1:].partition(":")[0].lower() if (value or "").startswith("-") else ""
+        if key in ("path", "literalpath") and words:
+            roots.append(_value(words.pop(0), state))
+        elif key:
+            filtered = filtered or key in ("filter", "include", "exclude", "name")
+            if key in _PS_VALUE_PARAMS and ":" not in (value or "") and words:
+                words.pop(0)
+        else:
+            roots.append(value)
+    items = [Word([(SUB, "pipeline")]) if root is None else Word.of(root) if name in ("get-item", "gi")
+             else Word([(LIT, root.rstrip("/\\") + "/"), (GLOB, "*")]) for root in roots or ["."]]
+    return _targets("deletes" if base in _PS_DELETE else "moves", items, state, cmd.dialect, some=filtered)
+
+
+def _join_path(body: str, state: _State) -> str | None:
+    """`(Join-Path $HOME 'x')` is known before it runs: the parts joined by a backslash."""
+    try:
+        commands = PARSERS["powershell"](body)
+    except Unparsed:
+        return None
+    words = commands[0].words if len(commands) == 1 else []
+    if not words or (words[0].literal or "").lower() != "join-path":
+        return None
+    values = [_value(w, state) for w in words[1:] if not (w.literal or "").startswith("-")]
+    if len(values) < 2 or any(v is None for v in values):
+        return None
+    return "\\".join(v.rstrip("/\\") for v in values if v is not None)
 
 
 def _variable(name: str, state: _State) -> str | None:
@@ -561,6 +740,8 @@ def _variable(name: str, state: _State) -> str | None:
         name = name.lower()  # PowerShell and cmd names ignore case
     if name in state.variables:
         return state.variables[name]
+    if name.isdigit():  # $1 of a function or script: not known here
+        return None
     if name.lower().startswith("env:"):  # $env:X, %X%: unset is unknown, not empty
         wanted = name[4:].lower()
         return next((v for k, v in state.env.items() if k.lower() == wanted), None)
@@ -650,7 +831,7 @@ def _operands_and_target(args: list[Word], state: _State) -> tuple[list[Word], W
 def _unknown_args(rest: list[Word], cmd: Simple, state: _State) -> str | None:
     name = _command_name(_value(rest[0], state) or "", cmd.dialect)
     if name in _DELETERS or name in ("chmod", "chown", "shred", "dd", "tee", "cp", "git"):
-        return f"xargs {name} acts on names that are only known when it runs"
+        return f"{name} acts on names that are only known when it runs (fed in by xargs or parallel)"
     return None
 
 
@@ -680,6 +861,8 @@ def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = Fa
     path = _path(value, state, dialect)
     if path is None:
         return f"{verb} {value}, a path outside the workspace"
+    if not write and _history(path, state):
+        return f"{verb} {value} (the repository's history)"
     if some:
         path = path / "*.selected"
     glob = some or any(kind == GLOB for kind, _ in word.parts) or (
@@ -704,7 +887,30 @@ def _path(value: str, state: _State, dialect: str) -> Path | None:
         if state.cwd is None:
             return Path(os.path.normpath(state.workspace / ".." / value)) if ".." in value else None
         path = state.cwd / path
-    return Path(os.path.normpath(path))
+    return _through_links(Path(os.path.normpath(path)), value, state)
+
+
+def _through_links(path: Path, value: str, state: _State) -> Path:
+    """Where a path leads through a link made earlier in the line: `x/` and `x/docs` follow it, `x` alone
+    names the link itself (which is all `rm -rf x` deletes)."""
+    for link, points_to in state.links.items():
+        if path.is_relative_to(link) and (path != link or value.endswith(("/", "\\", "/."))):
+            return Path(os.path.normpath(points_to / path.relative_to(link)))
+    return path
+
+
+def _remember_link(args: list[Word], operands: list[Word], link: Word | None, state: _State) -> None:
+    """`ln -s TARGET LINK`: later paths through LINK lead to TARGET (relative to the link's folder)."""
+    symbolic = any(re.fullmatch(r"-[A-Za-z]*s[A-Za-z]*|--symbolic", _value(w, state) or "") for w in args)
+    if not symbolic or link is None or len(operands) != 2:
+        return
+    target, where = _value(operands[0], state), _value(link, state)
+    link_path = _path(where, state, "posix") if where else None
+    if target is None or link_path is None:
+        return
+    if link_path.is_dir() and not link_path.is_symlink():
+        link_path = link_path / Path(target).name
+    state.links[link_path] = Path(os.path.normpath(link_path.parent / os.path.expanduser(target)))
 
 
 def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str | None:
@@ -729,6 +935,12 @@ def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str 
     if spelled_in_temp and _scratch(path, state):
         return None
     return "outside the workspace"
+
+
+def _history(path: Path, state: _State) -> bool:
+    """`.git` itself, or its objects, refs or logs: deleting them loses commits (a lock file does not)."""
+    git = state.workspace / ".git"
+    return path == git or any(path.is_relative_to(git / part) for part in ("objects", "refs", "logs", "HEAD"))
 
 
 def _spelled_in_temp(value: str, state: _State) -> bool:
