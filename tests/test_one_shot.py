@@ -26,8 +26,11 @@ def run_agent(args: list[str], server_url: str, tmp_path: Path, stdin: bytes | N
     environ.update({"DEEPSEEK_BASE_URL": server_url, "DEEPSEEK_API_KEY": TEST_KEY,
                     "AGENT_SESSIONS_DIR": str(tmp_path / "sessions"), "AGENT_RETRY_BASE_DELAY": "0.05",
                     "PYTHONUTF8": "0", "NO_COLOR": "1", **(env or {})})
-    return subprocess.run([sys.executable, str(AGENT), "--cwd", str(workspace), *args], input=stdin,
+    done = subprocess.run([sys.executable, str(AGENT), "--cwd", str(workspace), *args], input=stdin,
                           capture_output=True, env=environ, timeout=timeout, check=False)
+    # Windows ends printed lines with \r\n: compare text, not line endings.
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.replace(b"\r\n", b"\n"),
+                                       done.stderr.replace(b"\r\n", b"\n"))
 
 
 def test_one_shot_writes_runs_and_answers(tmp_path: Path) -> None:

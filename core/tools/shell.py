@@ -65,7 +65,10 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     shell = detect_shell()
     kwargs: dict = {}
     if sys.platform == "win32":
-        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+        # A console of its own, never shown: a child that opens CONIN$/CONOUT$ (a password prompt,
+        # `pause`, a progress bar drawn on the screen buffer) cannot take the user's keystrokes or
+        # draw over the agent's screen; it waits unseen until the time limit or Esc ends it.
+        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW
     else:
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
