@@ -27,7 +27,7 @@ from core.request import build_body
 from tests import test_sessions
 from tests.conftest import TEST_KEY, make_settings
 from tests.sse_server import Reply, call_events, completed, encode_event, text_events
-from tests.test_one_shot import run_agent
+from tests.test_one_shot import native, run_agent
 from tests.test_sessions import _pairs_valid
 
 DEEPSEEK_400 = (Path(__file__).parent / "fixtures/recorded/deepseek-responses-error-400-no-tool-output.json").read_bytes()
@@ -98,8 +98,8 @@ def _key_nowhere(tmp: Path, requests: list[dict], _: object) -> None:
 
 
 def _env_file_written(tmp: Path, requests: list[dict], _: object) -> None:
-    seen = (tmp / "ws" / "env.txt").read_text()
-    assert "PATH=" in seen and not any(name in seen for name in ("STRIPE_KEY", "DATABASE_URL", "MYSQL_PWD"))
+    seen = (tmp / "ws" / "env.txt").read_text(errors="replace")
+    assert "PATH=" in seen.upper() and not any(name in seen for name in ("STRIPE_KEY", "DATABASE_URL", "MYSQL_PWD"))
 
 
 def _a_lines(tmp: Path) -> None:
@@ -135,10 +135,12 @@ HARMS: list[Fault] = [
           [_call("run_shell", command="echo hi \x1b[2K\r\x1b[1Agit status"), _ok()], 2, 0, r"\\x1b\[2K\\r",
           "shown with its escape sequences visible, never obeyed (the approval prompt: a tmux test)"),
     Fault("command_prints_the_key", "(the model) `cat notes.txt`, which holds the API key", [_call(
-          "run_shell", command="cat notes.txt"), _ok()], 2, 0, ANSWER, "redacted in the request, on screen and in "
+          "run_shell", command=native("cat notes.txt", "type notes.txt", "Get-Content notes.txt")), _ok()], 2, 0, ANSWER, "redacted in the request, on screen and in "
           "every session file (raw archive too); folders 0700, files 0600", setup=_key_in_a_file, check=_key_nowhere),
     Fault("secret_environment", "(the user's shell) `STRIPE_KEY`, `DATABASE_URL` with a password, `MYSQL_PWD`",
-          [_call("run_shell", command="env > env.txt"), _ok()], 2, 0, ANSWER, "not inherited by commands "
+          [_call("run_shell", command=native(
+          "env > env.txt", "set > env.txt", 'Get-ChildItem env: | ForEach-Object { "$($_.Name)=$($_.Value)" } | Set-Content env.txt')),
+          _ok()], 2, 0, ANSWER, "not inherited by commands "
           "(AGENT_ENV_KEEP / AGENT_ENV_DROP adjust it)", env={"STRIPE_KEY": "sk_live_1", "MYSQL_PWD": "pw1",
           "DATABASE_URL": "postgres://app:pw2@db.invalid/app"}, check=_env_file_written),
     Fault("backtracking_regex", "(the model) `search` for `^(a+)+$` over lines of 40 a's and a `!`",

@@ -12,10 +12,18 @@ from pathlib import Path
 
 import pytest
 
+from core.tools.safety import destructive_reason
+from core.tools.shells import detect_shell
 from tests.conftest import TEST_KEY
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 
 AGENT = Path(__file__).resolve().parent.parent / "agent.py"
+
+
+def native(posix: str, cmd: str, powershell: str) -> str:
+    """The command in the syntax of the shell `run_shell` uses on this machine (cmd.exe under wine,
+    where there is no Git Bash and PowerShell is a stub)."""
+    return {"posix": posix, "cmd": cmd, "powershell": powershell}[detect_shell().syntax]
 
 
 def run_agent(args: list[str], server_url: str, tmp_path: Path, stdin: bytes | None = None,
@@ -126,22 +134,36 @@ def test_missing_key_is_one_clear_sentence(tmp_path: Path) -> None:
     assert len(err.splitlines()) == 1
 
 
+# What `env; echo token=$GITHUB_TOKEN; cat notes.txt; printf` did, in any shell: the key's two halves
+# are written a moment apart, so that they reach the agent in two reads.
+SHOW_ENV_AND_KEY = """import os, sys, time
+for name, value in os.environ.items():
+    print(f"{name}={value}")
+print("token=" + os.environ.get("GITHUB_TOKEN", ""))
+print(open("notes.txt", encoding="utf-8").read(), end="")
+sys.stdout.write(sys.argv[1])
+sys.stdout.flush()
+time.sleep(0.3)
+print(sys.argv[2])
+"""
+
+
 def test_the_key_never_leaks_to_children_output_or_session_files(tmp_path: Path) -> None:
     """A command prints the key (read from a workspace file, and in two halves a moment apart): it is
     in no request, not on stdout or stderr, and in no file under the session folder, all of which
     are private (review C4)."""
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "notes.txt").write_text(f"the key is {TEST_KEY}\n")
+    (tmp_path / "ws" / "show.py").write_text(SHOW_ENV_AND_KEY)
     half = len(TEST_KEY) // 2
-    command = (f"env; echo token=$GITHUB_TOKEN; cat notes.txt; printf '%s' '{TEST_KEY[:half]}'; sleep 0.3; "
-               f"printf '%s\\n' '{TEST_KEY[half:]}'")
+    command = f'"{Path(sys.executable).as_posix()}" show.py {TEST_KEY[:half]} {TEST_KEY[half:]}'
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("done"))]
     with ScriptedServer(script) as server:
         done = run_agent(["--one", "show env"], server.url, tmp_path,
                          env={"GITHUB_TOKEN": "ghp-also-secret-value", "MY_PASSWORD": "hunter2-secret"})
     assert done.returncode == 0
     output = server.requests[1]["input"][-1]["output"]
-    assert "PATH=" in output and "the key is [REDACTED]" in output  # the command really ran
+    assert "token=\n" in output and "the key is [REDACTED]" in output  # it ran, without GITHUB_TOKEN
     for secret in (TEST_KEY, "ghp-also-secret-value", "hunter2-secret"):
         assert secret not in json.dumps(server.requests)
     written = done.stdout + done.stderr
@@ -157,11 +179,13 @@ def test_the_key_never_leaks_to_children_output_or_session_files(tmp_path: Path)
 
 def test_yes_approves_destructive_commands(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    (tmp_path / "ws" / "junk").mkdir()
-    script = [Reply(call_events([("run_shell", {"command": "rm -rf ./*"})])), Reply(text_events("cleaned"))]
+    (tmp_path / "outside" / "junk").mkdir(parents=True)
+    command = native("rm -rf ../outside", r"rd /s /q ..\outside", "Remove-Item -Recurse -Force ../outside")
+    assert destructive_reason(command, tmp_path / "ws", detect_shell().syntax), "the gate would ask"
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("cleaned"))]
     with ScriptedServer(script) as server:
         done = run_agent(["--one", "clean up", "--yes"], server.url, tmp_path)
-    assert done.returncode == 0 and not (tmp_path / "ws" / "junk").exists()
+    assert done.returncode == 0 and not (tmp_path / "outside").exists()
     assert server.requests[1]["input"][-1]["output"].startswith("exit code 0")
 
 

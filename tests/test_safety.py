@@ -78,8 +78,9 @@ def test_does_not_ask_about(ws: Path, dialect: str, command: str) -> None:
 
 
 def test_the_reason_names_the_real_target(ws: Path) -> None:
-    home = str(Path.home())
-    assert destructive_reason('rm -rf "${HOME}"', ws, "posix") == f"deletes {home} (outside the workspace)"
+    home = Path.home()
+    where = "a folder that holds the workspace" if ws.is_relative_to(home) else "outside the workspace"  # Windows' temp
+    assert destructive_reason('rm -rf "${HOME}"', ws, "posix") == f"deletes {home} ({where})"
     assert destructive_reason("rm -rf ./*", ws, "posix") == "deletes ./* (the workspace itself)"
     assert "unseen" in (destructive_reason("echo cm0gLXJmIH4= | base64 -d | sh", ws, "posix") or "")
 

@@ -882,6 +882,8 @@ def _path(value: str, state: _State, dialect: str) -> Path | None:
             value = value.replace("\\", "/")
     elif dialect == "posix" and re.match(r"^/[A-Za-z](/|$)", value):  # Git Bash: /c/Users -> C:/Users
         value = f"{value[1]}:/{value[3:]}"
+    elif dialect == "posix" and re.match(r"^/tmp(/|$)", value):  # Git Bash mounts the user's temp folder there
+        value = tempfile.gettempdir() + value[4:]
     path = Path(value)
     if not path.is_absolute():
         if state.cwd is None:
@@ -951,12 +953,13 @@ def _spelled_in_temp(value: str, state: _State) -> bool:
 
 
 def _scratch(path: Path, state: _State) -> bool:
-    """The system temp folder's contents are scratch space, unless they hold the user's home."""
+    """The system temp folder's contents are scratch space, unless they hold the user's home or lie
+    in it (a home inside /tmp); Windows' temp folder itself lies in the home (AppData\\Local\\Temp)."""
     temp = Path(os.path.realpath(tempfile.gettempdir()))
     real = Path(os.path.realpath(path))
     home = Path(os.path.realpath(state.home))
-    return real != temp and real.is_relative_to(temp) and not (
-        real == home or home.is_relative_to(real) or real.is_relative_to(home))
+    in_home = real.is_relative_to(home) and not temp.is_relative_to(home)
+    return real != temp and real.is_relative_to(temp) and not (real == home or home.is_relative_to(real) or in_home)
 
 
 def _loop_variable(name: str, items: list[Word], state: _State) -> None:
