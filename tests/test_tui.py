@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -24,6 +25,9 @@ def _snapshot(name: str, screen: str, workspace: Path | None = None) -> None:
     and elapsed seconds are written as placeholders."""
     if workspace is not None:
         screen = re.sub(re.escape(str(workspace.resolve())) + " *", lambda m: "<ws>".ljust(len(m.group())), screen)
+        # The approval dialog cuts a long workspace path from the left ("in …\\pytest-14\\ws").
+        screen = re.sub(r"^( *│ in )….*?( *│)$", lambda m: m.group(1) + "<ws>".ljust(len(m.group()) - len(m.group(1)) - 1)
+                        + "│", screen, flags=re.M)
     screen = re.sub(r"running (\d+) s", "running N s", screen)
     path = SNAPSHOTS / f"{name}.txt"
     if os.environ.get("UPDATE_SNAPSHOTS") or not path.exists():
@@ -48,7 +52,7 @@ def test_markdown_answer_renders_without_raw_markup_and_status_shows_usage(tmp_p
 
 
 def test_tool_panel_shows_output_and_expands(tmp_path: Path) -> None:
-    command = "for i in 1 2 3 4 5 6 7 8; do echo line$i; done"
+    command = f'"{Path(sys.executable).as_posix()}" -c "for i in range(1, 9): print(f\'line{{i}}\')"'
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("all done"))]
     with ScriptedServer(script) as server:
         def steps(h: Harness) -> None:
@@ -122,6 +126,25 @@ def test_approval_modal_keeps_the_risky_line_of_a_long_command_on_screen(tmp_pat
         Harness(server.url, tmp_path).run(steps)
 
 
+def test_approval_modal_cuts_a_deep_workspace_path_from_the_left(tmp_path: Path) -> None:
+    """A workspace deep in the user's folders (Windows' temp folder is) stays on one row, its end shown."""
+    deep = tmp_path / ("nested-folder-" * 4) / "and-deeper-still" / "the-project"
+    deep.mkdir(parents=True)
+    script = [Reply(call_events([("run_shell", {"command": "git reset --hard"})])), Reply(text_events("ok"))]
+    with ScriptedServer(script) as server:
+        def steps(h: Harness) -> None:
+            h.type("go")
+            rows = h.wait_for("Approval needed").splitlines()
+            where = next(row for row in rows if " in …" in row)
+            assert where.rstrip(" │").endswith("the-project" + os.sep + "ws"), rows
+            assert "1  run once (y)" in rows[rows.index(where) + 1], rows
+            h.keys("3")
+            h.wait_for("ok")
+            h.idle()
+
+        Harness(server.url, deep).run(steps)
+
+
 def test_slash_menu_lists_commands_with_descriptions(tmp_path: Path) -> None:
     with ScriptedServer([Reply(text_events("x"))]) as server:
         def steps(h: Harness) -> None:
@@ -155,14 +178,17 @@ def test_history_is_persisted_and_walked_with_up(tmp_path: Path) -> None:
 
         Harness(server.url, tmp_path).run(first)
 
-        def second(h: Harness) -> None:
+        def walked(h: Harness) -> None:
             h.keys("\x1b[A")  # Up
             h.wait_until(lambda: h.app.input.text == "remember this line")
-            h.keys("\x15\x12remem")  # Ctrl-U, then Ctrl-R search
-            h.wait_for("remember this line")
 
-        Harness(server.url, tmp_path).run(second)
-    assert "remember this line" in (tmp_path / "data" / "input-history").read_text()
+        def searched(h: Harness) -> None:
+            h.keys("\x12remem")  # Ctrl-R
+            h.wait_for("› remember this line")
+
+        Harness(server.url, tmp_path).run(walked)
+        Harness(server.url, tmp_path).run(searched)
+    assert (tmp_path / "data" / "input-history").read_text().count("+remember this line\n") == 1
 
 
 def test_large_paste_is_a_placeholder_and_sent_whole(tmp_path: Path) -> None:

@@ -45,16 +45,16 @@ class ApprovalDialog:
     def _text(self) -> list[tuple[str, str]]:
         r = self.request or {}
         what = r.get("command") or r.get("path") or r.get("action") or ""
-        # The frame and the indent take 7 columns; a long action is compacted so the risky line and
-        # the decisions stay on screen (the same compaction as the plain prompt).
-        width = max(20, get_app().output.get_size().columns - 7)
-        action = compact_action(r, safe(str(what)), line_chars=width)
+        # The dialog's margins and frame take 6 columns. A long action is compacted so the risky line
+        # and the decisions stay on screen (the same compaction as the plain prompt), after its indent.
+        inner = max(24, get_app().output.get_size().columns - 6)
+        action = compact_action(r, safe(str(what)), line_chars=inner - 3)
         # Why it needs a yes comes first: however long the action, the risk is on screen.
         lines: list[tuple[str, str]] = [
             ("ansiyellow bold", f" {safe(str(r.get('reason', '')))}\n"),
             ("bold", f" {safe(str(r.get('tool', '')))} wants to {'run' if r.get('command') else 'change'}:\n"),
             *[("class:dialog.what", f"   {row}\n") for row in action.split("\n")],
-            ("", f" in {safe(str(r.get('cwd', '')))}\n"),
+            ("", f" in {_tail(safe(str(r.get('cwd', ''))), inner - 4)}\n"),
         ]
         for d in DECISIONS:
             alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
@@ -84,3 +84,8 @@ class ApprovalDialog:
         if self.request is not None:
             self._answer(str(self.request["id"]), "deny_reason", buffer.text.strip())
         return False
+
+
+def _tail(path: str, limit: int) -> str:
+    """A folder's path cut from the left to one line: its last parts name the project."""
+    return path if len(path) <= limit else "…" + path[len(path) - limit + 1:]
