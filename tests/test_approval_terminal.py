@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import TEST_KEY
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.test_terminal import Terminal, _agent_command, _env
+from tests.test_terminal import Terminal, _agent_command, _env, needs_tmux
 
-pytestmark = [pytest.mark.terminal,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")]
+pytestmark = [pytest.mark.terminal, needs_tmux]
 
 # Erase the real prompt line, move up, draw a harmless-looking prompt, and conceal what follows.
 FORGERY = ("\x1b[2K\r\x1b[1A\x1b[2K? The agent wants to run: git status --short\n"

@@ -25,12 +25,10 @@ import pytest
 
 from tests.conftest import TEST_KEY
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.test_terminal import Terminal
+from tests.test_terminal import Terminal, needs_tmux
+from tests.windows import CACHE, WINEPREFIX, wine_session
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = Path(os.environ.get("DEEPSEEK_AGENT_CACHE")
-             or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deepseek-agent") / "exe"
-WINEPREFIX = CACHE / "wine" / "prefix"
 ANSWER = "你好！我是 deepseek-agent 👋 ✓"
 PROMPT = "请用中文回答：你好 🙂"
 
@@ -88,24 +86,17 @@ def _build(*flags: str) -> Path:
     return Path(done.stdout.strip().splitlines()[-1])
 
 
-def _start_wine() -> dict[str, str]:
-    """wineserver and the prefix's services must start outside any pipe, or they hold ours open."""
-    env = {"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all"}
-    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    subprocess.run(["wineserver", "-p", "300"], env={**os.environ, **env}, check=False, **quiet)
-    subprocess.run(["wine", "wineboot"], env={**os.environ, **env}, check=False, timeout=300, **quiet)
-    return env
-
-
 @pytest.fixture(scope="session", params=["native"] + (["wine"] if sys.platform != "win32" else []))
-def exe(request: pytest.FixtureRequest) -> Exe:
+def exe(request: pytest.FixtureRequest) -> Iterator[Exe]:
     given = os.environ.get("DEEPSEEK_AGENT_EXE")
     if request.param == "native":
         if given:
-            return Exe(Path(given).resolve())
+            yield Exe(Path(given).resolve())
+            return
         if sys.platform == "win32":
             pytest.skip("on Windows, set DEEPSEEK_AGENT_EXE to an exe built with the spec")
-        return Exe(_build())
+        yield Exe(_build())
+        return
     if given:
         pytest.skip("DEEPSEEK_AGENT_EXE names the one exe to test")
     if shutil.which("wine") is None:
@@ -114,7 +105,9 @@ def exe(request: pytest.FixtureRequest) -> Exe:
         # A Windows build costs 1-2 minutes of a 2-core machine that five people share.
         pytest.skip("the Windows exe under wine runs in CI, or with DEEPSEEK_AGENT_WINE=1")
     path = _build("--windows")
-    return Exe(path, ["wine"], _start_wine())
+    env = {"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all"}
+    with wine_session({**os.environ, **env}):
+        yield Exe(path, ["wine"], env)
 
 
 @pytest.fixture
@@ -247,9 +240,8 @@ def test_modules_loaded_by_name_are_bundled(exe: Exe) -> None:
 
 
 @pytest.mark.terminal
+@needs_tmux
 def test_first_run_offers_to_save_the_key_beside_the_exe(exe: Exe, tmp_path: Path) -> None:
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed (.ci/run installs it)")
     app = exe.install(tmp_path / "app")
     term = app.terminal(tmp_path, tmp_path)
     try:
@@ -287,11 +279,10 @@ def _settled(term: Terminal, quiet: float = 1.5, timeout: float = 90) -> str:
 
 
 @pytest.mark.terminal
+@needs_tmux
 def test_the_interactive_exe_shows_an_emoji_answer(exe: Exe, tmp_path: Path, server: ScriptedServer) -> None:
     """Run in a terminal with no flags, as after a double-click: the full-screen TUI (or, where it
     cannot start, the plain REPL) answers with Markdown, an emoji and highlighted code."""
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed (.ci/run installs it)")
     server.add(Reply(text_events("## 结果 🎉\n\n```python\nprint('你好')\n```\n\nall done ✅")))
     app = exe.install(tmp_path / "app", DEEPSEEK_API_KEY=TEST_KEY, DEEPSEEK_BASE_URL=server.url)
     workspace = tmp_path / "ws"
@@ -311,11 +302,10 @@ def test_the_interactive_exe_shows_an_emoji_answer(exe: Exe, tmp_path: Path, ser
 
 
 @pytest.mark.terminal
+@needs_tmux
 def test_a_fatal_error_waits_for_enter_only_when_the_window_would_close(exe: Exe, tmp_path: Path) -> None:
     """A double-clicked Windows exe owns its console, and wine in a terminal gives it one of its own:
     the error stays readable until Enter. On Linux a terminal outlives the program: no wait."""
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed (.ci/run installs it)")
     app = exe.install(tmp_path / "app", DEEPSEEK_BASE_URL="ftp://not-http.example")
     term = app.terminal(tmp_path, tmp_path)
     try:

@@ -20,8 +20,10 @@ import pytest
 from tests.conftest import TEST_KEY
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 
-pytestmark = [pytest.mark.terminal,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")]
+# Skips a test that drives a real terminal in tmux, saying why it cannot here.
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux drives a POSIX terminal; Windows has none"
+                                if sys.platform == "win32" else "tmux is not installed (.ci/run installs it)")
+pytestmark = [pytest.mark.terminal, needs_tmux]
 ROOT = Path(__file__).resolve().parent.parent
 
 

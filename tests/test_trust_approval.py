@@ -3,16 +3,14 @@ when the question is asked."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.test_terminal import Terminal, _agent_command, _env
+from tests.test_terminal import Terminal, _agent_command, _env, needs_tmux
 
-pytestmark = [pytest.mark.terminal,
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")]
+pytestmark = [pytest.mark.terminal, needs_tmux]
 
 
 def test_forty_lines_around_an_rm_cannot_scroll_it_off_the_prompt(tmp_path: Path) -> None:

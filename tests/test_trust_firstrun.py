@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import shutil
 import sys
 from pathlib import Path
 
@@ -13,9 +12,9 @@ import pytest
 import agent
 from core.config import load_settings
 from tests.sse_server import Reply, ScriptedServer, text_events
-from tests.test_terminal import Terminal, _agent_command, _app_copy, _env
+from tests.test_terminal import Terminal, _agent_command, _app_copy, _env, needs_tmux
 
-tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
+tmux = needs_tmux
 
 
 @tmux

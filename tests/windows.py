@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +30,27 @@ PYTHON = r"C:\py311\python.exe"
 # children keep Windows' defaults.
 BOOT = ("import sys, pytest; [s.reconfigure(encoding='utf-8', errors='backslashreplace') "
         "for s in (sys.stdout, sys.stderr)]; sys.exit(pytest.main(sys.argv[1:]))")
+
+
+# Attaches to wine's desktop and waits: see wine_session.
+HOLD_DESKTOP = "import ctypes, time; ctypes.windll.user32.GetDesktopWindow(); time.sleep(86400)"
+
+
+@contextmanager
+def wine_session(env: dict[str, str]) -> Iterator[None]:
+    """wineserver, the prefix's services and the desktop process must start outside any pipe, or
+    they hold ours open and a run never sees the end of its output. Wine starts the desktop
+    (`explorer.exe /desktop`) for the first program that needs one, such as the exe's bootloader,
+    and ends it when no program is attached: a holder stays attached for the whole run."""
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    subprocess.run(["wineserver", "-p", "300"], env=env, check=False, **quiet)
+    subprocess.run(["wine", "wineboot"], env=env, check=False, timeout=300, **quiet)
+    holder = subprocess.Popen(["wine", PYTHON, "-c", HOLD_DESKTOP], env=env, **quiet)
+    try:
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def windows_path(path: Path) -> str:
@@ -62,20 +85,17 @@ def main(argv: list[str]) -> int:
     env.update({"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all", "LANG": "C.UTF-8"})
     if exe is not None:
         env["DEEPSEEK_AGENT_EXE"] = windows_path(exe)
-    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    # wineserver and the services must start outside any pipe, or they hold ours open for good.
-    subprocess.run(["wineserver", "-p", "300"], env=env, check=False, **quiet)
-    subprocess.run(["wine", "wineboot"], env=env, check=False, **quiet)
-    print(f"Windows CPython under wine: pytest {' '.join(args)}", flush=True)
-    # Pipes for all three streams: wine's Windows programs cannot write to a file or /dev/null.
-    child = subprocess.Popen(["wine", PYTHON, "-c", BOOT, "-p", "no:cacheprovider", *args], cwd=ROOT, env=env,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert child.stdin is not None and child.stdout is not None
-    child.stdin.close()
-    for line in child.stdout:
-        sys.stdout.write(line.decode("utf-8", "replace").replace("\r\n", "\n"))
-        sys.stdout.flush()
-    return child.wait()
+    with wine_session(env):
+        print(f"Windows CPython under wine: pytest {' '.join(args)}", flush=True)
+        # Pipes for all three streams: wine's Windows programs cannot write to a file or /dev/null.
+        child = subprocess.Popen(["wine", PYTHON, "-c", BOOT, "-p", "no:cacheprovider", *args], cwd=ROOT, env=env,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.close()
+        for line in child.stdout:
+            sys.stdout.write(line.decode("utf-8", "replace").replace("\r\n", "\n"))
+            sys.stdout.flush()
+        return child.wait()
 
 
 if __name__ == "__main__":
