@@ -88,8 +88,9 @@ class OutputDecoder:
     the console code page: cmd's built-ins, PowerShell and many native programs write that to a pipe,
     so a Chinese system's GBK output is shown as Chinese, not as U+FFFD. Per line, because one
     command can mix both (a UTF-8 Python child, then `dir`). Without a fallback (POSIX), bytes that
-    are not UTF-8 become U+FFFD. A line that is not yet complete is shown as far as it is UTF-8;
-    once it is not, it is held until its end (or HOLD_LIMIT bytes) to be read in the fallback."""
+    are not UTF-8 become U+FFFD. A line that is not yet complete is shown as far as it is certain:
+    its UTF-8 without a fallback; with one, its ASCII, since the start of a GBK line can look like
+    UTF-8 (GBK's 末 is C4 A9, UTF-8's ĩ). The rest waits for the line's end (or HOLD_LIMIT bytes)."""
 
     HOLD_LIMIT = 65536
 
@@ -100,26 +101,30 @@ class OutputDecoder:
     def decode(self, data: bytes, final: bool = False) -> str:
         data = self._held + data
         self._held = b""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-        else:
-            return text
         cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
-        text = "".join(self._line(line) for line in _LINE_END.split(data[:cut]))
-        rest = data[cut:]
+        lines, rest = data[:cut], data[cut:]
+        try:
+            text = lines.decode("utf-8")
+        except UnicodeDecodeError:
+            text = "".join(self._line(line) for line in _LINE_END.split(lines))
         if final or len(rest) > self.HOLD_LIMIT:
             return text + self._line(rest)
-        try:
-            return text + rest.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            incomplete = exc.end == len(rest) and exc.reason == "unexpected end of data"
-            if incomplete or self.fallback is not None:
-                # a character cut by the read, or a line that needs the fallback: keep its bytes
-                self._held = rest[exc.start:]
-                return text + rest[:exc.start].decode("utf-8")
-            return text + rest.decode("utf-8", errors="replace")
+        return text + self._unfinished(rest)
+
+    def _unfinished(self, rest: bytes) -> str:
+        """What can be shown of a line whose end has not come yet; the rest is held."""
+        if self.fallback is not None:
+            wide = _NOT_ASCII.search(rest)
+            keep = wide.start() if wide else len(rest)
+        else:
+            try:
+                return rest.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if exc.end != len(rest) or exc.reason != "unexpected end of data":
+                    return rest.decode("utf-8", errors="replace")
+                keep = exc.start  # a character cut by the read
+        self._held = rest[keep:]
+        return rest[:keep].decode("utf-8")
 
     def _line(self, line: bytes) -> str:
         try:
@@ -128,6 +133,7 @@ class OutputDecoder:
             return line.decode(self.fallback or "utf-8", errors="replace")
 
 
+_NOT_ASCII = re.compile(rb"[\x80-\xff]")
 _LINE_END = re.compile(rb"(?<=[\r\n])")
 
 
