@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,22 @@ import pytest
 from core.config import Settings, load_settings
 
 TEST_KEY = "sk-test-0123456789abcdef-SECRET"
+
+
+def require_symlinks(folder: Path) -> None:
+    """Skip the test unless this system really makes symlinks: Windows needs a privilege (or
+    Developer Mode) for them, and wine's CreateSymbolicLink reports success and makes nothing."""
+    probe = folder / ".symlink-probe"
+    try:
+        os.symlink(folder, probe, target_is_directory=True)
+        made = os.path.islink(probe)
+    except OSError:
+        made = False
+    if os.path.islink(probe):
+        os.unlink(probe)
+    if not made:
+        pytest.skip("this system makes no symlinks (Windows without the privilege or Developer Mode; "
+                    "wine only pretends to)")
 
 
 def make_settings(url: str, tmp_path: Path | None = None, **env: str) -> Settings:

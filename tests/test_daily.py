@@ -7,6 +7,7 @@ import os
 import socket
 from pathlib import Path
 
+from tests.conftest import require_symlinks
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_one_shot import run_agent
 
@@ -45,6 +46,7 @@ def test_file_tools_show_links_by_name_and_stay_inside_the_workspace(tmp_path: P
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (tmp_path / "ws-private").mkdir()  # a sibling whose name is close to the workspace's
+    require_symlinks(tmp_path)
     (workspace / "real.py").write_text("print(1)\n")
     os.symlink("real.py", workspace / "link.py")
     script = [Reply(call_events([("list_files", {}), ("edit_file", {"path": ".", "old_text": "a", "new_text": "b"})])),

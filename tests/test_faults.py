@@ -27,7 +27,7 @@ from core.request import build_body
 from tests import test_sessions
 from tests.conftest import TEST_KEY, make_settings
 from tests.sse_server import Reply, call_events, completed, encode_event, text_events
-from tests.test_one_shot import native, run_agent
+from tests.test_one_shot import env_to_file, native, run_agent
 from tests.test_sessions import _pairs_valid
 
 DEEPSEEK_400 = (Path(__file__).parent / "fixtures/recorded/deepseek-responses-error-400-no-tool-output.json").read_bytes()
@@ -138,9 +138,7 @@ HARMS: list[Fault] = [
           "run_shell", command=native("cat notes.txt", "type notes.txt", "Get-Content notes.txt")), _ok()], 2, 0, ANSWER, "redacted in the request, on screen and in "
           "every session file (raw archive too); folders 0700, files 0600", setup=_key_in_a_file, check=_key_nowhere),
     Fault("secret_environment", "(the user's shell) `STRIPE_KEY`, `DATABASE_URL` with a password, `MYSQL_PWD`",
-          [_call("run_shell", command=native(
-          "env > env.txt", "set > env.txt", 'Get-ChildItem env: | ForEach-Object { "$($_.Name)=$($_.Value)" } | Set-Content env.txt')),
-          _ok()], 2, 0, ANSWER, "not inherited by commands "
+          [_call("run_shell", command=env_to_file("env.txt")), _ok()], 2, 0, ANSWER, "not inherited by commands "
           "(AGENT_ENV_KEEP / AGENT_ENV_DROP adjust it)", env={"STRIPE_KEY": "sk_live_1", "MYSQL_PWD": "pw1",
           "DATABASE_URL": "postgres://app:pw2@db.invalid/app"}, check=_env_file_written),
     Fault("backtracking_regex", "(the model) `search` for `^(a+)+$` over lines of 40 a's and a `!`",

@@ -26,6 +26,12 @@ def native(posix: str, cmd: str, powershell: str) -> str:
     return {"posix": posix, "cmd": cmd, "powershell": powershell}[detect_shell().syntax]
 
 
+def env_to_file(name: str) -> str:
+    """A command that writes the environment it got to `name`, one NAME=value a line."""
+    return native(f"env > {name}", f"set > {name}",
+                  f'Get-ChildItem env: | ForEach-Object {{ "$($_.Name)=$($_.Value)" }} | Set-Content {name}')
+
+
 def run_agent(args: list[str], server_url: str, tmp_path: Path, stdin: bytes | None = None,
               env: dict[str, str] | None = None, timeout: float = 60, launcher: tuple[str, ...] = (),
               creationflags: int = 0) -> subprocess.CompletedProcess[bytes]:

@@ -16,7 +16,7 @@ from core.loop import Agent
 from core.prune.archive import OutputArchive
 from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.test_one_shot import run_agent
+from tests.test_one_shot import native, run_agent
 
 
 def shell(cid: str, command: str) -> FunctionCall:
@@ -101,7 +101,8 @@ def test_polling_a_growing_file(tmp_path: Path, recorder: Recorder) -> None:
     log = tmp_path / "ws" / "server.log"
     log.parent.mkdir()
     log.write_text("starting\n")
-    replies = iter([Reply(call_events([("run_shell", {"command": "cat server.log"})]))] * 3
+    replies = iter([Reply(call_events([("run_shell", {"command": native(
+        "cat server.log", "type server.log", "Get-Content server.log")})]))] * 3
                    + [Reply(text_events("it is up"))])
 
     def responder(body: dict[str, Any]) -> Reply:

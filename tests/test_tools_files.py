@@ -13,7 +13,7 @@ from core.tools.files import edit_file, list_files, read_file, write_file
 from core.tools.safety import destructive_reason, is_credential_path
 from core.tools.search import search
 from core.tools.workspace import OutsideWorkspace, Workspace
-from tests.conftest import make_settings
+from tests.conftest import make_settings, require_symlinks
 
 
 @pytest.fixture
@@ -32,23 +32,31 @@ def ctx(root: Path, approve: bool = False) -> ToolContext:
 # -- the workspace guard ------------------------------------------------------------------------
 def test_paths_outside_the_workspace_are_refused(ws: Path, tmp_path: Path) -> None:
     (tmp_path / "secret.txt").write_text("outside")
-    os.symlink(tmp_path / "secret.txt", ws / "link.txt")
-    os.symlink(tmp_path, ws / "linkdir")
     guard = Workspace(ws)
-    for path in ("../secret.txt", str(tmp_path / "secret.txt"), "/etc/passwd", "link.txt", "linkdir/secret.txt",
-                 "sub/../../secret.txt", "~/x"):
+    for path in ("../secret.txt", str(tmp_path / "secret.txt"), "/etc/passwd", "sub/../../secret.txt", "~/x"):
         with pytest.raises(OutsideWorkspace, match="outside the workspace"):
             guard.resolve(path)
     with pytest.raises(ToolError, match="outside the workspace"):
         read_file({"path": "../secret.txt"}, ctx(ws))
-    with pytest.raises(ToolError, match="through a symlink"):
-        read_file({"path": "link.txt"}, ctx(ws))
     with pytest.raises(ToolError, match="outside"):
         write_file({"path": str(tmp_path / "evil.txt"), "content": "x"}, ctx(ws))
     assert not (tmp_path / "evil.txt").exists()
 
 
+def test_symlinks_that_lead_outside_are_refused(ws: Path, tmp_path: Path) -> None:
+    require_symlinks(tmp_path)
+    (tmp_path / "secret.txt").write_text("outside")
+    os.symlink(tmp_path / "secret.txt", ws / "link.txt")
+    os.symlink(tmp_path, ws / "linkdir")
+    for path in ("link.txt", "linkdir/secret.txt"):
+        with pytest.raises(OutsideWorkspace, match="outside the workspace"):
+            Workspace(ws).resolve(path)
+    with pytest.raises(ToolError, match="through a symlink"):
+        read_file({"path": "link.txt"}, ctx(ws))
+
+
 def test_paths_inside_are_allowed_even_through_inner_symlinks(ws: Path) -> None:
+    require_symlinks(ws)
     (ws / "real").mkdir()
     (ws / "real" / "a.txt").write_text("hi\n")
     os.symlink(ws / "real", ws / "alias")
@@ -133,6 +141,7 @@ def test_list_files_skips_noise_and_respects_depth(ws: Path) -> None:
 
 
 def test_list_files_shows_a_symlink_by_its_own_name(ws: Path, tmp_path: Path) -> None:
+    require_symlinks(ws)
     (ws / "real.py").write_text("x")
     (ws / "pkg").mkdir()
     (ws / "pkg" / "mod.py").write_text("y")
@@ -163,7 +172,7 @@ def test_edit_file_on_a_folder_never_names_what_is_outside_the_workspace(ws: Pat
 
 def test_search_finds_matches_and_reports_bad_regex(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("shutil.which", lambda name: None)  # the Python fallback
-    (ws / "a.py").write_text("import os\nTODO: fix 你好\n")
+    (ws / "a.py").write_text("import os\nTODO: fix 你好\n", encoding="utf-8")
     (ws / "b.bin").write_bytes(b"TODO\0\0")
     out = search({"pattern": "TODO", "path": "."}, ctx(ws)).output
     assert out == "a.py:2:TODO: fix 你好"
@@ -219,6 +228,7 @@ def test_edit_file_with_mixed_line_endings(ws: Path) -> None:
 
 def test_search_does_not_follow_links_out_of_the_workspace(ws: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    require_symlinks(ws)
     monkeypatch.setattr("shutil.which", lambda name: None)
     (tmp_path / "outside.txt").write_text("root:x:0:0\n")
     os.symlink(tmp_path / "outside.txt", ws / "notes.txt")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.test_one_shot import run_agent
+from tests.test_one_shot import env_to_file, native, run_agent
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="symlinks, FIFOs and modes as on POSIX")
 
@@ -42,7 +42,7 @@ def test_agents_md_pointing_outside_or_at_a_special_file_is_not_read(tmp_path: P
 def test_agents_md_inside_the_workspace_is_read_with_a_byte_bound(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    (workspace / "AGENTS.md").write_text("Use tabs. 用中文回答。\n" + "x" * 5_000_000)
+    (workspace / "AGENTS.md").write_text("Use tabs. 用中文回答。\n" + "x" * 5_000_000, encoding="utf-8")
     with ScriptedServer([Reply(text_events("hello"))]) as server:
         done = run_agent(["--one", "hi"], server.url, tmp_path, timeout=30)
     assert done.returncode == 0, done.stderr.decode()
@@ -59,14 +59,14 @@ SECRETS = {"AZURE_OPENAI_KEY": "az-1", "JWT_PRIVATE_KEY": "jwt-1", "SIGNING_KEY"
 
 
 def test_secret_variables_do_not_reach_commands_and_the_policy_adjusts(tmp_path: Path) -> None:
-    script = [Reply(call_events([("run_shell", {"command": "env > env.txt"})])), Reply(text_events("done"))]
+    script = [Reply(call_events([("run_shell", {"command": env_to_file("env.txt")})])), Reply(text_events("done"))]
     env = {**SECRETS, "PLAIN_SETTING": "visible-1", "DROPPED_SETTING": "hidden-1",
            "AGENT_ENV_KEEP": "STRIPE_*", "AGENT_ENV_DROP": "dropped_*"}
     with ScriptedServer(script) as server:
         done = run_agent(["--one", "show env"], server.url, tmp_path, env=env)
     assert done.returncode == 0, done.stderr.decode()
-    output = (tmp_path / "ws" / "env.txt").read_text()
-    assert "PLAIN_SETTING=visible-1" in output and "PATH=" in output  # env really ran
+    output = (tmp_path / "ws" / "env.txt").read_text(errors="replace")
+    assert "PLAIN_SETTING=visible-1" in output and "PATH=" in output.upper()  # env really ran
     assert "STRIPE_KEY=stripe-1" in output  # AGENT_ENV_KEEP let it through
     assert "DROPPED_SETTING" not in output  # AGENT_ENV_DROP kept it back
     for name in SECRETS.keys() - {"STRIPE_KEY"}:
@@ -85,7 +85,7 @@ def test_a_pathological_regex_gets_an_answer_through_the_agent(tmp_path: Path, w
     (workspace / "data.txt").write_text(("a" * 40 + "!\n") * 50)
     evil = "^(a+)+$"
     script = [Reply(call_events([("search", {"pattern": evil})])),
-              Reply(call_events([("run_shell", {"command": "cat data.txt"})])),
+              Reply(call_events([("run_shell", {"command": native("cat data.txt", "type data.txt", "Get-Content data.txt")})])),
               Reply(call_events([("read_output", {"id": "out-1", "grep": evil})])),
               Reply(text_events("nothing matches"))]
     env = {}
