@@ -11,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from core.cancel import Cancel
 from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage, to_record
 from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError, list_sessions, load, sessions_root
@@ -19,6 +21,16 @@ from core.request import build_body
 from tests.conftest import TEST_KEY, Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_one_shot import AGENT, run_agent
+from tests.test_shell_tree import BEAT, _beating
+
+# A command's script: it starts a heartbeat grandchild (see BEAT) that holds our output pipe, says
+# "started", and with "wait" waits for it. Python, so that it runs under bash and cmd.exe alike.
+STARTER = """import subprocess, sys
+child = subprocess.Popen([sys.executable, sys.argv[1], sys.argv[2]], stdin=subprocess.DEVNULL)
+print("started", flush=True)
+if sys.argv[3:] == ["wait"]:
+    child.wait()
+"""
 
 
 def _pairs_valid(items: list[dict]) -> bool:
@@ -105,37 +117,38 @@ def test_cancel_during_a_stream_closes_it_fast_and_keeps_the_partial_text(tmp_pa
     assert server.requests[-1]["input"][1]["content"] == partial[0].text
 
 
+def _python() -> str:
+    """The Python running the tests, quoted for any shell."""
+    return f'"{Path(sys.executable).as_posix()}"'
+
+
+def _tree(tmp_path: Path, wait: bool) -> tuple[str, Path]:
+    """The command that runs STARTER, and its grandchild's heartbeat file."""
+    (tmp_path / "start.py").write_text(STARTER)
+    (tmp_path / "beat.py").write_text(BEAT)
+    beat = tmp_path / "beat.txt"
+    paths = " ".join(f'"{p.as_posix()}"' for p in (tmp_path / "start.py", tmp_path / "beat.py", beat))
+    return f"{_python()} {paths}" + (" wait" if wait else ""), beat
+
+
 def test_cancel_during_a_tool_kills_the_process_tree(tmp_path: Path) -> None:
     recorder = Recorder()
-    marker = tmp_path / "ws" / "child.pid"
-    command = f"sleep 60 & echo $! > {marker}; wait"
+    command, beat = _tree(tmp_path, wait=True)
     with ScriptedServer([Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("x"))]) as server:
         agent = _agent(server, tmp_path, recorder)
         cancel = Cancel()
         worker = threading.Thread(target=agent.run, args=("run it", cancel))
         worker.start()
-        deadline = time.monotonic() + 10
-        while not (marker.exists() and marker.read_text().strip()) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        child = int(marker.read_text())
+        assert _beating(beat), "the grandchild runs while the tool waits for it"
         start = time.monotonic()
         cancel.cancel()
         worker.join(10)
         assert time.monotonic() - start < 3
     time.sleep(0.2)
-    assert not _alive(child), "the grandchild was killed with its process group"
+    assert not _beating(beat, within=0), "the grandchild was killed with the process tree"
     (tool,) = recorder.of("tool")
     assert "interrupted" in tool["result"] and recorder.of("aborted")
     assert isinstance(agent.history[-1], FunctionCallOutput)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/status")
-    return not (status.exists() and "zombie" in status.read_text())
 
 
 # -- process level ------------------------------------------------------------------------------
@@ -164,12 +177,12 @@ def _wait_for(predicate, timeout: float = 15) -> None:
 
 def test_kill_9_during_a_tool_run_then_resume_loses_nothing(tmp_path: Path) -> None:
     script = [Reply(call_events([("write_file", {"path": "a.txt", "content": "A"}),
-                                 ("run_shell", {"command": "sleep 30"})])),
+                                 ("run_shell", {"command": f'{_python()} -c "import time; time.sleep(30)"'})])),
               Reply(text_events("resumed fine"))]
     with ScriptedServer(script) as server:
         proc = _spawn(["--one", "make a.txt then wait"], server.url, tmp_path)
         _wait_for(lambda: sum(r["kind"] == "function_call_output" for r in _journal_records(tmp_path)) == 1)
-        time.sleep(0.3)  # inside `sleep 30` now
+        time.sleep(0.3)  # inside the 30 s sleep now
         proc.kill()
         proc.wait()
         kinds = [r["kind"] for r in _journal_records(tmp_path) if r["kind"] != "usage"]
@@ -323,8 +336,7 @@ def test_an_unwritable_sessions_folder_is_a_clear_error(tmp_path: Path) -> None:
 def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: Path) -> None:
     from core.session import open_session
 
-    marker = tmp_path / "ws" / "bg.pid"
-    command = f"(sleep 30; echo LATE) & echo $! > {marker}; echo started"
+    command, beat = _tree(tmp_path, wait=False)
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok"))]
     with ScriptedServer(script) as server:
         (tmp_path / "ws").mkdir(exist_ok=True)
@@ -336,17 +348,21 @@ def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: P
         assert time.monotonic() - start < 5
         (tool,) = recorder.of("tool")
         assert "started" in tool["result"] and "background job is still running" in tool["result"]
-        pid = int(marker.read_text())
-        assert _alive(pid)
+        assert _beating(beat), "the background job runs on after the turn"
         session.close()
     time.sleep(0.3)
-    assert not _alive(pid)
+    assert not _beating(beat, within=0), "the background job ended with the session"
 
 
 def test_undecodable_file_names_do_not_break_the_next_request(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    (tmp_path / "ws" / "caf\udce9.txt".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
-     ).write_text("x")
+    try:  # on POSIX the bytes b"caf\xe9.txt", not UTF-8; on Windows a lone surrogate, which NTFS takes
+        (tmp_path / "ws" / "caf\udce9.txt").write_text("x")
+    except OSError:
+        if sys.platform != "win32":
+            raise
+        pytest.skip("wine maps Windows file names to Unix ones through a code page, which cannot hold a "
+                    "lone surrogate (real Windows can)")
     recorder = Recorder()
     with ScriptedServer([Reply(call_events([("list_files", {})])), Reply(text_events("listed"))]) as server:
         outcome = _agent(server, tmp_path, recorder).run("list")
