@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,19 @@ child = subprocess.Popen([sys.executable, sys.argv[1], sys.argv[2]], stdin=subpr
 print("started", flush=True)
 if sys.argv[3:] == ["wait"]:
     child.wait()
+"""
+# Windows has no SIGINT to send: Ctrl-C is a console event for every process attached to a console.
+# The agent runs under this launcher, in a console of their own, and the launcher raises the event
+# there each time the test creates the file named by its first argument; it exits as the agent did.
+CTRL_C_LAUNCHER = """import ctypes, os, signal, subprocess, sys, time
+agent = subprocess.Popen(sys.argv[2:], stdin=0, stdout=1, stderr=2)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while agent.poll() is None:
+    if os.path.exists(sys.argv[1]):
+        os.remove(sys.argv[1])
+        ctypes.windll.kernel32.GenerateConsoleCtrlEvent(0, 0)  # CTRL_C_EVENT, to the whole console
+    time.sleep(0.05)
+sys.exit(agent.returncode)
 """
 
 
@@ -152,13 +166,28 @@ def test_cancel_during_a_tool_kills_the_process_tree(tmp_path: Path) -> None:
 
 
 # -- process level ------------------------------------------------------------------------------
-def _spawn(args: list[str], server_url: str, tmp_path: Path, **kwargs) -> subprocess.Popen:
+def _spawn(args: list[str], server_url: str, tmp_path: Path, launcher: tuple[str, ...] = (),
+           **kwargs) -> subprocess.Popen:
     (tmp_path / "ws").mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPSEEK_", "AGENT_"))}
     env.update({"DEEPSEEK_BASE_URL": server_url, "DEEPSEEK_API_KEY": TEST_KEY, "NO_COLOR": "1",
                 "AGENT_SESSIONS_DIR": str(tmp_path / "sessions"), "AGENT_RETRY_BASE_DELAY": "0.05"})
-    return subprocess.Popen([sys.executable, str(AGENT), "--cwd", str(tmp_path / "ws"), *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+    return subprocess.Popen([*launcher, sys.executable, str(AGENT), "--cwd", str(tmp_path / "ws"), *args],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+
+
+def _spawn_for_ctrl_c(args: list[str], server_url: str, tmp_path: Path,
+                      **kwargs) -> tuple[subprocess.Popen, Callable[[], None]]:
+    """The agent, and what presses Ctrl-C in it: SIGINT on POSIX, a console event on Windows."""
+    if sys.platform != "win32":
+        proc = _spawn(args, server_url, tmp_path, **kwargs)
+        return proc, lambda: proc.send_signal(signal.SIGINT)
+    (tmp_path / "ctrl_c.py").write_text(CTRL_C_LAUNCHER)
+    trigger = tmp_path / "press-ctrl-c"
+    hidden = subprocess.STARTUPINFO(dwFlags=subprocess.STARTF_USESHOWWINDOW, wShowWindow=0)  # SW_HIDE
+    proc = _spawn(args, server_url, tmp_path, launcher=(sys.executable, str(tmp_path / "ctrl_c.py"), str(trigger)),
+                  creationflags=subprocess.CREATE_NEW_CONSOLE, startupinfo=hidden, **kwargs)
+    return proc, trigger.touch
 
 
 def _journal_records(tmp_path: Path) -> list[dict]:
@@ -215,10 +244,10 @@ def test_kill_9_during_a_stream_then_resume_loses_nothing(tmp_path: Path) -> Non
 def test_sigint_to_one_shot_exits_130(tmp_path: Path) -> None:
     slow = Reply(text_events("slow slow slow slow", chunks=4), delay=2.0)
     with ScriptedServer([slow]) as server:
-        proc = _spawn(["--one", "hi"], server.url, tmp_path)
+        proc, ctrl_c = _spawn_for_ctrl_c(["--one", "hi"], server.url, tmp_path)
         _wait_for(lambda: len(server.requests) == 1)
         time.sleep(0.3)
-        proc.send_signal(signal.SIGINT)
+        ctrl_c()
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 130 and b"interrupted" in err
 
@@ -226,12 +255,12 @@ def test_sigint_to_one_shot_exits_130(tmp_path: Path) -> None:
 def test_sigint_to_a_running_plain_agent_interrupts_the_turn_only(tmp_path: Path) -> None:
     slow = Reply(text_events("slow slow slow slow", chunks=4), delay=2.0)
     with ScriptedServer([slow, Reply(text_events("second works"))]) as server:
-        proc = _spawn(["--plain"], server.url, tmp_path, stdin=subprocess.PIPE)
+        proc, ctrl_c = _spawn_for_ctrl_c(["--plain"], server.url, tmp_path, stdin=subprocess.PIPE)
         proc.stdin.write(b"first question\n")
         proc.stdin.flush()
         _wait_for(lambda: len(server.requests) == 1)
         time.sleep(0.3)
-        proc.send_signal(signal.SIGINT)
+        ctrl_c()
         time.sleep(0.5)
         assert proc.poll() is None, "one Ctrl-C during a turn must not end the session"
         out, err = proc.communicate(b"second question\n", timeout=20)
