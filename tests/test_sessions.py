@@ -252,6 +252,22 @@ def test_sigint_to_one_shot_exits_130(tmp_path: Path) -> None:
     assert proc.returncode == 130 and b"interrupted" in err
 
 
+def test_ctrl_c_during_a_stalled_stream_ends_the_one_shot_at_once(tmp_path: Path) -> None:
+    """On Windows Ctrl-C waited for the stalled stream's next byte (40 s here): a SIGINT handler runs
+    only once the main thread's socket read returns, and Windows does not interrupt that read."""
+    slow = Reply(text_events("one two three four", chunks=4), pause_at=2, pause=40.0)
+    with ScriptedServer([slow]) as server:
+        proc, ctrl_c = _spawn_for_ctrl_c(["--one", "hi"], server.url, tmp_path)
+        _wait_for(lambda: len(server.requests) == 1)
+        time.sleep(1.0)  # the first words are in; the stream stalls
+        start = time.monotonic()
+        ctrl_c()
+        _, err = proc.communicate(timeout=60)
+        elapsed = time.monotonic() - start
+    assert proc.returncode == 130 and b"interrupted" in err
+    assert elapsed < 10, elapsed
+
+
 def test_sigint_to_a_running_plain_agent_interrupts_the_turn_only(tmp_path: Path) -> None:
     slow = Reply(text_events("slow slow slow slow", chunks=4), delay=2.0)
     with ScriptedServer([slow, Reply(text_events("second works"))]) as server:
