@@ -8,10 +8,12 @@ twice, so the turn ends with a clear error and the partial output is kept.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import random
 import socket
+import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -256,13 +258,16 @@ def _shutdown(sockets: list[socket.socket]) -> None:
     """Unblock a send or read in progress (on this thread from a signal handler, or another).
 
     Closing the response alone waits for the blocked `recv` to return, which may be the next event
-    or minutes away; shutting the socket down makes it return at once.
+    or minutes away; shutting the socket down makes it return at once. Winsock's shutdown does not
+    abort a call in progress (it waited out the idle timeout); closing the socket does, failing that
+    call. Elsewhere the socket stays open, as closing it would not wake the reader.
     """
     for sock in sockets:
-        try:
+        with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        if sys.platform == "win32":
+            with contextlib.suppress(OSError):
+                sock.close()
 
 
 def _read_bounded(response: httpx.Response) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,21 +15,47 @@ from core.cancel import Cancel
 class InterruptHandler:
     """While a turn runs, SIGINT cancels it (the stream is closed, the process tree killed) and the
     turn ends cleanly. A second press while it is still stopping, or a press when idle, raises
-    KeyboardInterrupt as usual."""
+    KeyboardInterrupt as usual.
+
+    On Windows a SIGINT handler runs only once the main thread's blocking call returns, and a socket
+    read there is not interrupted: a stalled stream held Ctrl-C off until its next byte or the idle
+    timeout. Windows calls console control handlers on a thread of their own, so one installed there
+    cancels the turn at once (the stream's socket is closed); other presses go on to the SIGINT
+    handler."""
 
     def __init__(self) -> None:
         self._current: Cancel | None = None
         self._prompting = False
+        self._console_handler: Any = None  # kept referenced while Windows may call it
 
     def install(self) -> None:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, self._handle)
+            if sys.platform == "win32":
+                self._install_console_handler()
 
     def _handle(self, signum: int, frame: Any) -> None:
+        if not self._cancel_turn():
+            raise KeyboardInterrupt
+
+    def _cancel_turn(self) -> bool:
+        """Cancel the running turn; False when this press is a KeyboardInterrupt instead."""
         current = self._current
         if current is None or current.cancelled or self._prompting:
-            raise KeyboardInterrupt
+            return False
         current.cancel("interrupted by the user (Ctrl-C)")
+        return True
+
+    def _install_console_handler(self) -> None:
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.WinDLL("kernel32")  # type: ignore[attr-defined]
+        routine = ctypes.WINFUNCTYPE(wintypes.BOOL, wintypes.DWORD)  # type: ignore[attr-defined]
+        # Handled (True) stops there; False passes the press on to the SIGINT handler.
+        self._console_handler = routine(lambda event: event == signal.CTRL_C_EVENT and self._cancel_turn())
+        kernel32.SetConsoleCtrlHandler.argtypes = [routine, wintypes.BOOL]
+        kernel32.SetConsoleCtrlHandler(self._console_handler, True)
 
     @contextmanager
     def running(self, cancel: Cancel) -> Iterator[None]:

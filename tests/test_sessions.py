@@ -9,7 +9,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from core.cancel import Cancel
 from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage, to_record
@@ -19,6 +22,29 @@ from core.request import build_body
 from tests.conftest import TEST_KEY, Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_one_shot import AGENT, run_agent
+from tests.test_shell_tree import BEAT, _beating
+
+# A command's script: it starts a heartbeat grandchild (see BEAT) that holds our output pipe, says
+# "started", and with "wait" waits for it. Python, so that it runs under bash and cmd.exe alike.
+STARTER = """import subprocess, sys
+child = subprocess.Popen([sys.executable, sys.argv[1], sys.argv[2]], stdin=subprocess.DEVNULL)
+print("started", flush=True)
+if sys.argv[3:] == ["wait"]:
+    child.wait()
+"""
+# Windows has no SIGINT to send: Ctrl-C is a console event for every process attached to a console.
+# The agent runs under this launcher, in a console of their own, and the launcher raises the event
+# there each time the test creates the file named by its first argument; it exits as the agent did.
+CTRL_C_LAUNCHER = """import ctypes, os, signal, subprocess, sys, time
+agent = subprocess.Popen(sys.argv[2:], stdin=0, stdout=1, stderr=2)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while agent.poll() is None:
+    if os.path.exists(sys.argv[1]):
+        os.remove(sys.argv[1])
+        ctypes.windll.kernel32.GenerateConsoleCtrlEvent(0, 0)  # CTRL_C_EVENT, to the whole console
+    time.sleep(0.05)
+sys.exit(agent.returncode)
+"""
 
 
 def _pairs_valid(items: list[dict]) -> bool:
@@ -105,47 +131,63 @@ def test_cancel_during_a_stream_closes_it_fast_and_keeps_the_partial_text(tmp_pa
     assert server.requests[-1]["input"][1]["content"] == partial[0].text
 
 
+def _python() -> str:
+    """The Python running the tests, quoted for any shell."""
+    return f'"{Path(sys.executable).as_posix()}"'
+
+
+def _tree(tmp_path: Path, wait: bool) -> tuple[str, Path]:
+    """The command that runs STARTER, and its grandchild's heartbeat file."""
+    (tmp_path / "start.py").write_text(STARTER)
+    (tmp_path / "beat.py").write_text(BEAT)
+    beat = tmp_path / "beat.txt"
+    paths = " ".join(f'"{p.as_posix()}"' for p in (tmp_path / "start.py", tmp_path / "beat.py", beat))
+    return f"{_python()} {paths}" + (" wait" if wait else ""), beat
+
+
 def test_cancel_during_a_tool_kills_the_process_tree(tmp_path: Path) -> None:
     recorder = Recorder()
-    marker = tmp_path / "ws" / "child.pid"
-    command = f"sleep 60 & echo $! > {marker}; wait"
+    command, beat = _tree(tmp_path, wait=True)
     with ScriptedServer([Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("x"))]) as server:
         agent = _agent(server, tmp_path, recorder)
         cancel = Cancel()
         worker = threading.Thread(target=agent.run, args=("run it", cancel))
         worker.start()
-        deadline = time.monotonic() + 10
-        while not (marker.exists() and marker.read_text().strip()) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        child = int(marker.read_text())
+        assert _beating(beat), "the grandchild runs while the tool waits for it"
         start = time.monotonic()
         cancel.cancel()
         worker.join(10)
         assert time.monotonic() - start < 3
     time.sleep(0.2)
-    assert not _alive(child), "the grandchild was killed with its process group"
+    assert not _beating(beat, within=0), "the grandchild was killed with the process tree"
     (tool,) = recorder.of("tool")
     assert "interrupted" in tool["result"] and recorder.of("aborted")
     assert isinstance(agent.history[-1], FunctionCallOutput)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    status = Path(f"/proc/{pid}/status")
-    return not (status.exists() and "zombie" in status.read_text())
-
-
 # -- process level ------------------------------------------------------------------------------
-def _spawn(args: list[str], server_url: str, tmp_path: Path, **kwargs) -> subprocess.Popen:
+def _spawn(args: list[str], server_url: str, tmp_path: Path, launcher: tuple[str, ...] = (),
+           **kwargs) -> subprocess.Popen:
     (tmp_path / "ws").mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPSEEK_", "AGENT_"))}
     env.update({"DEEPSEEK_BASE_URL": server_url, "DEEPSEEK_API_KEY": TEST_KEY, "NO_COLOR": "1",
                 "AGENT_SESSIONS_DIR": str(tmp_path / "sessions"), "AGENT_RETRY_BASE_DELAY": "0.05"})
-    return subprocess.Popen([sys.executable, str(AGENT), "--cwd", str(tmp_path / "ws"), *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+    return subprocess.Popen([*launcher, sys.executable, str(AGENT), "--cwd", str(tmp_path / "ws"), *args],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+
+
+def _spawn_for_ctrl_c(args: list[str], server_url: str, tmp_path: Path,
+                      **kwargs) -> tuple[subprocess.Popen, Callable[[], None]]:
+    """The agent, and what presses Ctrl-C in it: SIGINT on POSIX, a console event on Windows."""
+    if sys.platform != "win32":
+        proc = _spawn(args, server_url, tmp_path, **kwargs)
+        return proc, lambda: proc.send_signal(signal.SIGINT)
+    (tmp_path / "ctrl_c.py").write_text(CTRL_C_LAUNCHER)
+    trigger = tmp_path / "press-ctrl-c"
+    hidden = subprocess.STARTUPINFO(dwFlags=subprocess.STARTF_USESHOWWINDOW, wShowWindow=0)  # SW_HIDE
+    proc = _spawn(args, server_url, tmp_path, launcher=(sys.executable, str(tmp_path / "ctrl_c.py"), str(trigger)),
+                  creationflags=subprocess.CREATE_NEW_CONSOLE, startupinfo=hidden, **kwargs)
+    return proc, trigger.touch
 
 
 def _journal_records(tmp_path: Path) -> list[dict]:
@@ -164,12 +206,12 @@ def _wait_for(predicate, timeout: float = 15) -> None:
 
 def test_kill_9_during_a_tool_run_then_resume_loses_nothing(tmp_path: Path) -> None:
     script = [Reply(call_events([("write_file", {"path": "a.txt", "content": "A"}),
-                                 ("run_shell", {"command": "sleep 30"})])),
+                                 ("run_shell", {"command": f'{_python()} -c "import time; time.sleep(30)"'})])),
               Reply(text_events("resumed fine"))]
     with ScriptedServer(script) as server:
         proc = _spawn(["--one", "make a.txt then wait"], server.url, tmp_path)
         _wait_for(lambda: sum(r["kind"] == "function_call_output" for r in _journal_records(tmp_path)) == 1)
-        time.sleep(0.3)  # inside `sleep 30` now
+        time.sleep(0.3)  # inside the 30 s sleep now
         proc.kill()
         proc.wait()
         kinds = [r["kind"] for r in _journal_records(tmp_path) if r["kind"] != "usage"]
@@ -202,23 +244,39 @@ def test_kill_9_during_a_stream_then_resume_loses_nothing(tmp_path: Path) -> Non
 def test_sigint_to_one_shot_exits_130(tmp_path: Path) -> None:
     slow = Reply(text_events("slow slow slow slow", chunks=4), delay=2.0)
     with ScriptedServer([slow]) as server:
-        proc = _spawn(["--one", "hi"], server.url, tmp_path)
+        proc, ctrl_c = _spawn_for_ctrl_c(["--one", "hi"], server.url, tmp_path)
         _wait_for(lambda: len(server.requests) == 1)
         time.sleep(0.3)
-        proc.send_signal(signal.SIGINT)
+        ctrl_c()
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 130 and b"interrupted" in err
+
+
+def test_ctrl_c_during_a_stalled_stream_ends_the_one_shot_at_once(tmp_path: Path) -> None:
+    """On Windows Ctrl-C waited for the stalled stream's next byte (40 s here): a SIGINT handler runs
+    only once the main thread's socket read returns, and Windows does not interrupt that read."""
+    slow = Reply(text_events("one two three four", chunks=4), pause_at=2, pause=40.0)
+    with ScriptedServer([slow]) as server:
+        proc, ctrl_c = _spawn_for_ctrl_c(["--one", "hi"], server.url, tmp_path)
+        _wait_for(lambda: len(server.requests) == 1)
+        time.sleep(1.0)  # the first words are in; the stream stalls
+        start = time.monotonic()
+        ctrl_c()
+        _, err = proc.communicate(timeout=60)
+        elapsed = time.monotonic() - start
+    assert proc.returncode == 130 and b"interrupted" in err
+    assert elapsed < 10, elapsed
 
 
 def test_sigint_to_a_running_plain_agent_interrupts_the_turn_only(tmp_path: Path) -> None:
     slow = Reply(text_events("slow slow slow slow", chunks=4), delay=2.0)
     with ScriptedServer([slow, Reply(text_events("second works"))]) as server:
-        proc = _spawn(["--plain"], server.url, tmp_path, stdin=subprocess.PIPE)
+        proc, ctrl_c = _spawn_for_ctrl_c(["--plain"], server.url, tmp_path, stdin=subprocess.PIPE)
         proc.stdin.write(b"first question\n")
         proc.stdin.flush()
         _wait_for(lambda: len(server.requests) == 1)
         time.sleep(0.3)
-        proc.send_signal(signal.SIGINT)
+        ctrl_c()
         time.sleep(0.5)
         assert proc.poll() is None, "one Ctrl-C during a turn must not end the session"
         out, err = proc.communicate(b"second question\n", timeout=20)
@@ -323,8 +381,7 @@ def test_an_unwritable_sessions_folder_is_a_clear_error(tmp_path: Path) -> None:
 def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: Path) -> None:
     from core.session import open_session
 
-    marker = tmp_path / "ws" / "bg.pid"
-    command = f"(sleep 30; echo LATE) & echo $! > {marker}; echo started"
+    command, beat = _tree(tmp_path, wait=False)
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok"))]
     with ScriptedServer(script) as server:
         (tmp_path / "ws").mkdir(exist_ok=True)
@@ -336,17 +393,21 @@ def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: P
         assert time.monotonic() - start < 5
         (tool,) = recorder.of("tool")
         assert "started" in tool["result"] and "background job is still running" in tool["result"]
-        pid = int(marker.read_text())
-        assert _alive(pid)
+        assert _beating(beat), "the background job runs on after the turn"
         session.close()
     time.sleep(0.3)
-    assert not _alive(pid)
+    assert not _beating(beat, within=0), "the background job ended with the session"
 
 
 def test_undecodable_file_names_do_not_break_the_next_request(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    (tmp_path / "ws" / "caf\udce9.txt".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
-     ).write_text("x")
+    try:  # on POSIX the bytes b"caf\xe9.txt", not UTF-8; on Windows a lone surrogate, which NTFS takes
+        (tmp_path / "ws" / "caf\udce9.txt").write_text("x")
+    except OSError:
+        if sys.platform != "win32":
+            raise
+        pytest.skip("wine maps Windows file names to Unix ones through a code page, which cannot hold a "
+                    "lone surrogate (real Windows can)")
     recorder = Recorder()
     with ScriptedServer([Reply(call_events([("list_files", {})])), Reply(text_events("listed"))]) as server:
         outcome = _agent(server, tmp_path, recorder).run("list")
