@@ -491,6 +491,26 @@ def test_a_session_open_in_one_agent_cannot_be_resumed_in_another(tmp_path: Path
     assert users == ["first task", "task A", "task C"]  # task B never entered the journal
 
 
+def test_a_session_being_written_is_read_by_another_process(tmp_path: Path) -> None:
+    """While one agent appends to a journal (fsynced, locked: Windows locks are mandatory), another
+    process lists it and reads every acknowledged record; after it ends, the resume sees them all."""
+    script = [Reply(text_events("first answer")), Reply(text_events("slow answer", chunks=4), delay=1.0),
+              Reply(text_events("third answer"))]
+    with ScriptedServer(script) as server:
+        assert run_agent(["--one", "first task 你好"], server.url, tmp_path).returncode == 0
+        holder = _spawn(["--resume", "--one", "task A"], server.url, tmp_path)
+        _wait_for(lambda: len(server.requests) >= 2)  # A has the session open and is streaming
+        listing = run_agent(["--sessions"], server.url, tmp_path)
+        records = _journal_records(tmp_path)
+        assert holder.wait(timeout=30) == 0
+        resumed = run_agent(["--resume", "--one", "task C"], server.url, tmp_path)
+    assert listing.returncode == 0 and "first task 你好" in listing.stdout.decode(), listing.stderr.decode()
+    assert [r["text"] for r in records if r["kind"] == "user"] == ["first task 你好", "task A"]
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    users = [r["content"] for r in server.requests[-1]["input"] if r.get("role") == "user"]
+    assert users == ["first task 你好", "task A", "task C"]
+
+
 def test_sessions_started_in_the_same_second_never_share_a_journal(tmp_path: Path) -> None:
     """Issue 15: the id had 16 random bits after the second; now 32, and a clash would meet the lock."""
     journals = [Journal.create(tmp_path, tmp_path, "m") for _ in range(200)]
