@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from core.cancel import Cancel
-from core.tools.shell import run_command
+from core.tools.shell import run_command, run_shell
+from tests.test_tools_files import ctx
 
 # Prints the process ids attached to the child's console (none when it has no console).
 CONSOLE_PIDS = """import ctypes
@@ -38,3 +39,12 @@ def test_a_command_gets_a_console_of_its_own(tmp_path: Path) -> None:
     assert pids, "the child has a console, so CONIN$ and CONOUT$ open (in the hidden one)"
     assert os.getpid() not in pids, "the agent's console is not shared"
 
+
+@pytest.mark.skipif(sys.platform != "win32", reason="Windows consoles (runs under wine: tests/windows.py)")
+def test_a_prompt_on_the_console_waits_unseen_and_the_model_is_told_why_it_timed_out(tmp_path: Path) -> None:
+    """A child reading CONIN$ (as a password prompt does) waits in its hidden console, where no key of
+    the user's reaches it, until the time limit; the result says what to do instead."""
+    command = _python(tmp_path, 'print("Password:", flush=True)\nprint(open("CONIN$").readline())\n')
+    result = run_shell({"command": command, "timeout": 3}, ctx(tmp_path))
+    assert result.output.startswith("timed out after 3 s"), result.output
+    assert "give it with a flag or on stdin" in result.output and "Password:" in result.output

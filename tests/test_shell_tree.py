@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from core.cancel import Cancel
-from core.tools.shell import kill_lingering, run_command
+from core.tools.shell import kill_lingering, run_command, run_shell
+from tests.test_tools_files import ctx
 
 # A child that starts a heartbeat grandchild with no pipe of ours, then exits at once.
 SPAWN = """import subprocess, sys
@@ -68,3 +69,12 @@ def test_a_timeout_ends_the_grandchildren_too(tmp_path: Path) -> None:
         assert not _beating(beat, within=0), "the timeout ended the grandchild whose parent had exited"
     finally:
         kill_lingering(grace=0.3)
+
+
+def test_run_shell_reports_a_timeout_with_what_to_do(tmp_path: Path) -> None:
+    command = f'"{Path(sys.executable).as_posix()}" -c "import time; print(1, flush=True); time.sleep(60)"'
+    started = time.monotonic()
+    result = run_shell({"command": command, "timeout": 2}, ctx(tmp_path))
+    assert time.monotonic() - started < 30
+    assert result.output.startswith("timed out after 2 s; the process tree was killed"), result.output
+    assert "give it with a flag or on stdin" in result.output

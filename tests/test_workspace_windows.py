@@ -30,10 +30,14 @@ def test_both_separators_and_any_case_name_the_same_file_inside(ws: Path) -> Non
 
 
 def test_other_drives_unc_paths_and_escapes_are_refused(ws: Path) -> None:
+    """Also the forms Win32 rewrites: device and \\\\?\\ prefixes, trailing dots and spaces, streams."""
     guard = Workspace(ws)
     other_drive = "D:" if str(ws)[:1].upper() != "D" else "E:"
     for path in (other_drive + "\\x.txt", other_drive + "x.txt", "\\\\server.invalid\\share\\x.txt",
                  "//server.invalid/share/x.txt", "..\\secret.txt", "sub\\..\\..\\secret.txt",
-                 str(ws.parent / "secret.txt").upper(), "\\Windows\\win.ini", str(ws) + "-sibling\\x.txt"):
+                 str(ws.parent / "secret.txt").upper(), "\\Windows\\win.ini", str(ws) + "-sibling\\x.txt",
+                 "\\\\?\\" + str(ws.parent / "secret.txt"), "\\\\.\\" + str(ws.parent / "secret.txt"),
+                 "\\\\?\\UNC\\server.invalid\\share\\x", "..\\secret.txt.", "..\\secret.txt ", "..\\secret.txt::$DATA",
+                 "NUL", "sub\\COM1.txt"):
         with pytest.raises(OutsideWorkspace, match="outside the workspace"):
             guard.resolve(path)

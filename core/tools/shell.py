@@ -250,7 +250,8 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                    budget_chars=ctx.result_chars)
     text = pruned.text
     if run.timed_out:
-        text = f"timed out after {timeout:.0f} s; the process tree was killed\n" + text
+        text = (f"timed out after {timeout:.0f} s; the process tree was killed. Nothing can type into a command: "
+                "if it waited for an answer (a prompt, a password, a pager), give it with a flag or on stdin\n" + text)
     elif run.interrupted:
         text = "interrupted by the user; the process tree was killed\n" + text
     if run.holds_output:
