@@ -11,6 +11,8 @@ from typing import Any
 
 from core.cancel import Cancel
 
+CTRL_C_EVENT, CTRL_BREAK_EVENT = 0, 1  # Windows' console control events (signal has them only there)
+
 
 class InterruptHandler:
     """While a turn runs, SIGINT cancels it (the stream is closed, the process tree killed) and the
@@ -21,7 +23,7 @@ class InterruptHandler:
     read there is not interrupted: a stalled stream held Ctrl-C off until its next byte or the idle
     timeout. Windows calls console control handlers on a thread of their own, so one installed there
     cancels the turn at once (the stream's socket is closed); other presses go on to the SIGINT
-    handler."""
+    handler. Ctrl-Break, which Windows would answer by ending the process at once, is a Ctrl-C."""
 
     def __init__(self) -> None:
         self._current: Cancel | None = None
@@ -32,6 +34,7 @@ class InterruptHandler:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, self._handle)
             if sys.platform == "win32":
+                signal.signal(signal.SIGBREAK, self._handle)  # Ctrl-Break: Ctrl-C, not an abrupt end
                 self._install_console_handler()
 
     def _handle(self, signum: int, frame: Any) -> None:
@@ -53,9 +56,14 @@ class InterruptHandler:
         kernel32 = ctypes.WinDLL("kernel32")  # type: ignore[attr-defined]
         routine = ctypes.WINFUNCTYPE(wintypes.BOOL, wintypes.DWORD)  # type: ignore[attr-defined]
         # Handled (True) stops there; False passes the press on to the SIGINT handler.
-        self._console_handler = routine(lambda event: event == signal.CTRL_C_EVENT and self._cancel_turn())
+        self._console_handler = routine(self._on_console_event)
         kernel32.SetConsoleCtrlHandler.argtypes = [routine, wintypes.BOOL]
         kernel32.SetConsoleCtrlHandler(self._console_handler, True)
+
+    def _on_console_event(self, event: int) -> bool:
+        """Windows' console control handler: Ctrl-C or Ctrl-Break during a turn cancels it (True:
+        handled); anything else goes on to the next handler (Python's, which raises SIGINT/SIGBREAK)."""
+        return event in (CTRL_C_EVENT, CTRL_BREAK_EVENT) and self._cancel_turn()
 
     @contextmanager
     def running(self, cancel: Cancel) -> Iterator[None]:
