@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,7 +35,8 @@ BOOT = ("import sys, pytest; [s.reconfigure(encoding='utf-8', errors='backslashr
 
 
 # Attaches to wine's desktop and waits: see wine_session.
-HOLD_DESKTOP = "import ctypes, time; ctypes.windll.user32.GetDesktopWindow(); time.sleep(86400)"
+HOLD_DESKTOP = ("import ctypes, sys, time; ctypes.windll.user32.GetDesktopWindow(); open(sys.argv[1], 'w').close(); "
+                "time.sleep(86400)")
 
 
 @contextmanager
@@ -41,16 +44,24 @@ def wine_session(env: dict[str, str]) -> Iterator[None]:
     """wineserver, the prefix's services and the desktop process must start outside any pipe, or
     they hold ours open and a run never sees the end of its output. Wine starts the desktop
     (`explorer.exe /desktop`) for the first program that needs one, such as the exe's bootloader,
-    and ends it when no program is attached: a holder stays attached for the whole run."""
+    and ends it when no program is attached: a holder stays attached for the whole run, and the run
+    starts once it is (it says so with a file), or a first program could still start the desktop."""
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     subprocess.run(["wineserver", "-p", "300"], env=env, check=False, **quiet)
     subprocess.run(["wine", "wineboot"], env=env, check=False, timeout=300, **quiet)
-    holder = subprocess.Popen(["wine", PYTHON, "-c", HOLD_DESKTOP], env=env, **quiet)
-    try:
-        yield
-    finally:
-        holder.kill()
-        holder.wait()
+    with tempfile.TemporaryDirectory() as folder:
+        held = Path(folder) / "desktop-held"
+        holder = subprocess.Popen(["wine", PYTHON, "-c", HOLD_DESKTOP, windows_path(held)], env=env, **quiet)
+        try:
+            deadline = time.monotonic() + 120
+            while not held.exists() and holder.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if not held.exists():
+                raise SystemExit("wine's desktop did not start (a holder program could not attach to it)")
+            yield
+        finally:
+            holder.kill()
+            holder.wait()
 
 
 def windows_path(path: Path) -> str:
