@@ -111,7 +111,7 @@ def test_does_not_ask_about(ws: Path, dialect: str, command: str) -> None:
     "flock \"$HOME\"/lock rm -rf \"$HOME\"/docs",
     'ln -s "$HOME" x && rm -rf x/docs',
     "function f { rm -rf ~/docs; }; f",
-    "sed -i s/work/nothing/ \"$HOME\"/docs/thesis.txt",
+    "sed -i s/years/nothing/ \"$HOME\"/docs/thesis.txt",
 ])
 def test_one_shot_without_yes_keeps_the_home_folder(tmp_path: Path, command: str) -> None:
     """End to end: HOME is a scratch folder outside the workspace; without --yes it survives."""

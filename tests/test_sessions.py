@@ -473,14 +473,24 @@ def test_a_failed_append_loses_only_that_record(tmp_path: Path) -> None:
     assert _pairs_valid(body["input"])
 
 
+def _held_script() -> list[Reply]:
+    return [Reply(text_events("first answer")), Reply(text_events("slow answer", chunks=4), delay=1.0),
+            Reply(text_events("third answer"))]
+
+
+def _resumed_elsewhere(server: ScriptedServer, tmp_path: Path, first_task: str) -> subprocess.Popen:
+    """After `first_task`, another agent resumes the session with "task A"; it returns while that
+    agent has the session open and is streaming its slow answer."""
+    assert run_agent(["--one", first_task], server.url, tmp_path).returncode == 0
+    holder = _spawn(["--resume", "--one", "task A"], server.url, tmp_path)
+    _wait_for(lambda: len(server.requests) >= 2)
+    return holder
+
+
 def test_a_session_open_in_one_agent_cannot_be_resumed_in_another(tmp_path: Path) -> None:
     """Review C12: two terminals resuming one session interleaved it. The second is told who holds it."""
-    script = [Reply(text_events("first answer")), Reply(text_events("slow answer", chunks=4), delay=1.0),
-              Reply(text_events("third answer"))]
-    with ScriptedServer(script) as server:
-        assert run_agent(["--one", "first task"], server.url, tmp_path).returncode == 0
-        holder = _spawn(["--resume", "--one", "task A"], server.url, tmp_path)
-        _wait_for(lambda: len(server.requests) >= 2)  # A has the session open and is streaming
+    with ScriptedServer(_held_script()) as server:
+        holder = _resumed_elsewhere(server, tmp_path, "first task")
         second = run_agent(["--resume", "--one", "task B"], server.url, tmp_path)
         assert holder.wait(timeout=30) == 0
         third = run_agent(["--resume", "--one", "task C"], server.url, tmp_path)
@@ -494,12 +504,8 @@ def test_a_session_open_in_one_agent_cannot_be_resumed_in_another(tmp_path: Path
 def test_a_session_being_written_is_read_by_another_process(tmp_path: Path) -> None:
     """While one agent appends to a journal (fsynced, locked: Windows locks are mandatory), another
     process lists it and reads every acknowledged record; after it ends, the resume sees them all."""
-    script = [Reply(text_events("first answer")), Reply(text_events("slow answer", chunks=4), delay=1.0),
-              Reply(text_events("third answer"))]
-    with ScriptedServer(script) as server:
-        assert run_agent(["--one", "first task 你好"], server.url, tmp_path).returncode == 0
-        holder = _spawn(["--resume", "--one", "task A"], server.url, tmp_path)
-        _wait_for(lambda: len(server.requests) >= 2)  # A has the session open and is streaming
+    with ScriptedServer(_held_script()) as server:
+        holder = _resumed_elsewhere(server, tmp_path, "first task 你好")
         listing = run_agent(["--sessions"], server.url, tmp_path)
         records = _journal_records(tmp_path)
         assert holder.wait(timeout=30) == 0
