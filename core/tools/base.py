@@ -42,6 +42,8 @@ class ToolContext:
     archive: OutputArchive | None = None  # where run_shell keeps full outputs, when there is one
     checkpoints: Checkpoints | None = None  # records every change to the workspace, when there is a session
     result_chars: int = 12_000  # the pruner's budget: the context's per-result cap, in characters
+    # Asks whether a command the sandbox blocked may run again outside it; None: `approve` is asked.
+    approve_unconfined: Approve | None = None
 
 
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]
