@@ -93,9 +93,11 @@ class Grant:
 def split_grants(grants: list[Grant], denied: list[Path]) -> list[Grant]:
     """The grants, with every folder that holds a denied path replaced by its other entries.
 
-    The folder itself keeps only rights that give no file's content (listing, making and removing
-    entries), so the denied path gets no readable rule. Symlinked entries are left out: access
-    through them is checked on their target's own path."""
+    The folder itself keeps every right but reading and executing files, so the denied path gets
+    no readable rule; inside a writable folder it stays writable (the user made that folder the
+    workspace), and an entry made there during the command can be written but not read until
+    the next command, whose rules list it. Symlinked entries are left out: access through them is
+    checked on their target's own path."""
     out: list[Grant] = []
     for grant in grants:
         out.extend(_split(grant.path, grant.rights, denied))
@@ -109,7 +111,7 @@ def _split(path: Path, rights: int, denied: list[Path]) -> Iterator[Grant]:
     if not inside:
         yield Grant(path, rights)
         return
-    yield Grant(path, rights & ~FILE_RIGHTS)
+    yield Grant(path, rights & ~(READ_FILE | EXECUTE))
     try:
         entries = list(os.scandir(path))
     except OSError:
