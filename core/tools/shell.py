@@ -172,14 +172,19 @@ def _collect(proc: subprocess.Popen, job: Any, start: float, timeout: float, can
 
 def _wait(proc: subprocess.Popen, timeout: float, cancel: Cancel) -> bool:
     """Wait for the process in short slices (Windows cannot interrupt a long wait with Ctrl-C);
-    False on timeout."""
+    False on timeout. `Popen.wait` polls from half a millisecond up, so a quick command is seen
+    to end at once rather than at the end of a slice."""
     deadline = time.monotonic() + timeout
-    while proc.poll() is None:
+    while True:
+        try:
+            proc.wait(timeout=max(0.0, min(0.05, deadline - time.monotonic())))
+            return True
+        except subprocess.TimeoutExpired:
+            pass
+        if cancel.cancelled:
+            return True
         if time.monotonic() >= deadline:
             return False
-        if cancel.wait(0.05):
-            return True
-    return True
 
 
 def kill_lingering(grace: float = BACKGROUND_GRACE_SECONDS) -> None:

@@ -14,7 +14,15 @@ import pytest
 from core.sandbox import probe
 from tests.conftest import TEST_KEY
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.support.sandbox_corpus import DESTRUCTIVE, ENV_SECRET, ORDINARY, SECRET_READS, Layout, encodings, leaks
+from tests.support.sandbox_corpus import (
+    DESTRUCTIVE,
+    ENV_SECRET,
+    ORDINARY,
+    SECRET_READS,
+    Layout,
+    encodings,
+    leaks,
+)
 from tests.test_one_shot import run_agent
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not probe("auto").active,
