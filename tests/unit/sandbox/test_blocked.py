@@ -3,8 +3,6 @@ only after a yes; failures of the command's own making are left alone."""
 
 from __future__ import annotations
 
-import socket
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from core.tools.base import ToolContext
 from core.tools.shell import run_shell
 from core.tools.workspace import Workspace
 from tests.support.sandbox_corpus import CANARY, Layout
-from tests.unit.sandbox.conftest import confinement, run
+from tests.support.sandbox_fixtures import confinement
 
 
 def _policy(layout: Layout, network: bool = True) -> Policy:
@@ -96,25 +94,6 @@ def test_a_command_that_works_asks_nothing(layout: Layout, backend: str) -> None
     asked: list[tuple[str, str]] = []
     result = run_shell({"command": "echo fine > w.txt && cat w.txt"}, _context(layout, [], asked, backend))
     assert asked == [] and result.status == "ok" and "sandbox_blocked" not in result.meta
-
-
-def _listener() -> tuple[socket.socket, int]:
-    server = socket.create_server(("127.0.0.1", 0))
-    threading.Thread(target=lambda: [server.accept()[0].close() for _ in range(4)], daemon=True).start()
-    return server, server.getsockname()[1]
-
-
-def test_network_off_refuses_tcp_and_on_allows_it(layout: Layout, backend: str) -> None:
-    server, port = _listener()
-    with server:
-        connect = f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)\""
-        assert run(connect, layout, confinement(layout, backend)).exit_code == 0
-        off = confinement(layout, backend, AGENT_NETWORK="off")
-        assert "network on" not in off.info.describe()
-        assert run(connect, layout, off).exit_code != 0
-        if backend == "landlock":  # bubblewrap gives a network of its own, where binding harms nothing
-            bind = "python3 -c \"import socket; socket.create_server(('127.0.0.1', 0))\""
-            assert run(bind, layout, off).exit_code != 0
 
 
 def test_the_probe_says_what_is_active() -> None:

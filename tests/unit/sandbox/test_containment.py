@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from tests.support.sandbox_corpus import ENV_SECRET, ORDINARY, SECRET_READS, Layout, corpus, leaks
-from tests.unit.sandbox.conftest import confinement, run
+from tests.support.sandbox_fixtures import confinement, run
 
 METADATA = ("chmod ", "chown ")
 
