@@ -275,8 +275,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         else:
             sandbox_note = (f"[blocked by the sandbox: {blocked.describe()} is outside what commands may touch "
                             "(they write only in the workspace and temp folders and never read secrets). Running it "
-                            f"outside the sandbox was not approved ({refusal}). The user can allow it with --yes or "
-                            "turn the sandbox off with --no-sandbox (AGENT_SANDBOX=off)]\n")
+                            f"outside the sandbox was not approved: {refusal}]\n")
     pruned = prune(output, command=command, exit_code=run.exit_code, archive_id=archive_id,
                    budget_chars=ctx.result_chars)
     text = sandbox_note + pruned.text
@@ -317,7 +316,7 @@ def _execute(command: str, ctx: ToolContext, timeout: float,
     live.flush(final=True)
     dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
     if dropped:
-        ctx.emit(ev.NOTICE, {"kind": "info", "message": f"output archive: {dropped}"})
+        ctx.emit(ev.Notice(kind="info", message=f"output archive: {dropped}"))
     return run, OutputDecoder(console_encoding()).decode(run.output, final=True), archive_id, dropped
 
 
@@ -363,4 +362,4 @@ class _LiveOutput:
             if not text:
                 return
             self._last = time.monotonic()
-            self._ctx.emit(ev.TOOL_OUTPUT, {"call_id": self._ctx.call_id, "text": text})
+            self._ctx.emit(ev.ToolOutput(call_id=self._ctx.call_id, text=text))

@@ -15,6 +15,7 @@ from core.sandbox import probe
 from tests.conftest import TEST_KEY
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.support.sandbox_corpus import (
+    CANARY,
     DESTRUCTIVE,
     ENV_SECRET,
     ORDINARY,
@@ -90,6 +91,20 @@ def test_secrets_and_the_agents_environment_never_reach_the_provider(layout: Lay
 def test_ordinary_work_runs_unasked(layout: Layout) -> None:
     server, _ = _one(layout, ORDINARY)
     assert all(o.startswith("exit code 0") for o in _outputs(server)), _outputs(server)
+
+
+def test_one_shot_refuses_to_run_a_blocked_command_outside_and_says_how_to_allow_it(layout: Layout) -> None:
+    server, _ = _one(layout, ["echo gone >&../x/f.txt"])
+    (output,) = _outputs(server)
+    assert "blocked by the sandbox" in output and "--yes" in output and "--no-sandbox" in output, output
+    assert (layout.base / "x" / "f.txt").read_text() == CANARY
+
+
+def test_yes_runs_a_blocked_command_again_outside(layout: Layout) -> None:
+    server, _ = _one(layout, ["echo gone >&../x/f.txt"], yes=True)
+    (output,) = _outputs(server)
+    assert "allowed running it outside the sandbox" in output, output
+    assert (layout.base / "x" / "f.txt").read_text() == "gone\n"
 
 
 def test_a_setsid_heartbeat_ends_with_the_session(layout: Layout) -> None:

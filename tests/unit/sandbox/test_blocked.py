@@ -75,7 +75,7 @@ def test_a_blocked_command_asks_to_run_outside_and_a_no_keeps_it_in(layout: Layo
     assert [what for what, _ in asked] == [f"run outside the sandbox: {command}"]
     assert "x/f.txt" in asked[0][1]
     assert result.meta["sandbox_blocked"] and result.meta["sandbox"] == backend and result.status == "error"
-    assert "blocked by the sandbox" in result.output and "--yes" in result.output and "--no-sandbox" in result.output
+    assert "blocked by the sandbox" in result.output and "the user said no" in result.output
     assert (layout.base / "x" / "f.txt").read_text() == CANARY
 
 
