@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +42,7 @@ DECISIONS = (
     Decision("deny_reason", "4", "", "deny, and tell the model why"),
     Decision("workspace", "5", "w", "always, in this workspace"),  # offered with a rule to keep
 )
-_BY_INPUT = {name: d.id for d in DECISIONS for name in (d.id, d.key, d.alias) if name}
+_IDS = {d.id for d in DECISIONS}
 
 NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
 NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox in this mode; rerun with --yes to allow "
@@ -100,9 +101,21 @@ def _cut_middle(line: str, limit: int) -> str:
     return line[:head] + mark + line[len(line) - max(1, limit - len(mark) - head):]
 
 
-def parse_decision(text: str) -> str | None:
-    """'1'/'y'/'once' → 'once' …; None when the answer is none of them."""
-    return _BY_INPUT.get(text.strip().lower())
+def parse_decision(text: str, among: Sequence[Decision] = DECISIONS) -> str | None:
+    """'1'/'y'/'once' → 'once' …; None when the answer is none of the decisions `among`."""
+    said = text.strip().lower()
+    return next((d.id for d in among if said and said in (d.id, d.key, d.alias)), None)
+
+
+def offered(request: ev.ApprovalRequested) -> tuple[Decision, ...]:
+    """The decisions a question offers (decision 5 only with a rule to keep), in their order."""
+    ids = {d.get("id") for d in request.decisions}
+    return tuple(d for d in DECISIONS if d.id in ids)
+
+
+def label(decision: Decision, request: ev.ApprovalRequested) -> str:
+    """A decision as a question shows it: "always, in this workspace" names the rule it keeps."""
+    return f"{decision.label}: {request.rule}" if decision.id == "workspace" and request.rule else decision.label
 
 
 @dataclass
@@ -157,7 +170,7 @@ class Approvals:
             pending = self._pending.get(request_id)
         if pending is None or pending.done.is_set():
             return False
-        pending.decision = decision if decision in _BY_INPUT.values() else "deny"
+        pending.decision = decision if decision in _IDS else "deny"
         pending.reason = reason
         pending.done.set()
         return True
