@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from core.prune.output import Output
 from core.prune.rules import kinds_note
 from core.prune.selection import Selection
+from core.prune.words import SEVERITIES, SEVERITY_ALTERNATION
 
 # A path with an extension or a folder, or a well-known extensionless file name.
 _PATH = (r"(?:[A-Za-z]:)?(?:[\w.~@+\-]*[/\\])*(?:[\w.@+\-]+\.[A-Za-z][\w]{0,9}|[\w.@+\-]+(?=[/\\])|"
@@ -37,7 +38,7 @@ _STYLISH_RE = re.compile(r"^\s+\d+:\d+\s+(error|warning|info|✖|⚠|×)\s+\S")
 _LINE_SCAN_RE = re.compile(r"^\s{0,4}[\w.\[/\\~@+\-][^\s:(]*(?::\[?\d|\(\d)|^\s+\d+:\d+\s", re.M)
 _SEVERITY_RE = re.compile(
     r"(?:^|[\s(\[/-])(fatal error|error|Error|ERROR|fatal|FATAL|warning|Warning|WARNING|warn|WARN|note|info|INFO"
-    r"|information|hint|style|remark|help|convention|refactor)(?=[\s:)\]/]|$)"
+    r"|information|hint|style|remark|help|convention|refactor|" + SEVERITY_ALTERNATION + r")(?=[\s:：)\]/]|$)"
 )
 _CODE_RE = re.compile(r"^[A-Z]{1,5}\d{1,5}\b")  # F401, UP035, SIM118, C0114, SC2086, DL3008
 _HEADER_RE = re.compile(r"^(?:(error|warning|note|help|info)(?:\[[\w\-/]+\])?:|[A-Z]{1,5}\d{1,5}\b)")
@@ -46,6 +47,7 @@ ERROR, WARNING, NOTE = "error", "warning", "note"
 _LEVEL = {"fatal error": ERROR, "error": ERROR, "fatal": ERROR, "warning": WARNING, "warn": WARNING,
           "note": NOTE, "info": NOTE, "information": NOTE, "hint": NOTE, "style": WARNING, "remark": NOTE,
           "help": NOTE, "convention": WARNING, "refactor": WARNING, "✖": ERROR, "×": ERROR, "⚠": WARNING}
+_LEVEL.update({word: _LEVEL[level] for word, level in SEVERITIES.items()})
 # pylint's message classes (a letter and four digits): only E and F are errors.
 _PYLINT_CODE_RE = re.compile(r"^[CRWI]\d{4}\b")
 

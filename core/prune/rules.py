@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from itertools import accumulate
 
 from core.prune.selection import Selection
+from core.prune.words import ERROR_ALTERNATION, ERROR_WORDS, WARNING_ALTERNATION, ZERO_ALTERNATION
 
 # Words that make a line worth keeping in any tool's output. Class names (`KeyError`,
 # `IOException`) count; `errors=0`, `0 failed` and `no errors` do not (see _ZERO_RE).
@@ -23,15 +24,17 @@ ERROR_RE = re.compile(
     r"|[Cc]annot|[Uu]nable to)\b"
     r"|\w(?:Error|Exception|Failure)\b|Segmentation fault|core dumped|undefined reference|No such file or directory"
     r"|Permission denied|command not found|not found\b|timed out|Connection refused|can't|\bERR!|\bERR_"
+    r"|" + ERROR_ALTERNATION
 )
 _ZERO_RE = re.compile(
-    r"\b(?:0|no|zero|No) (?:errors?|failures?|failed|fatal)\b|\b(?:errors?|failures?|failed)[=:] ?0\b",
+    r"\b(?:0|no|zero|No) (?:errors?|failures?|failed|fatal)\b|\b(?:errors?|failures?|failed)[=:] ?0\b|" + ZERO_ALTERNATION,
 )
 # Lowercase needles: every ERROR_RE match contains one of them.
 _ERROR_NEEDLES = ("error", "fail", "fatal", "panic", "traceback", "critical", "exception", "abort", "killed",
                   "cannot", "unable to", "segmentation", "core dumped", "undefined reference",
-                  "no such file", "permission denied", "not found", "timed out", "refused", "can't", "err!", "err_")
-WARNING_RE = re.compile(r"\b(?:warning|warnings|Warning|WARNING|WARN|warn|Warn)\b|\w+Warning\b")
+                  "no such file", "permission denied", "not found", "timed out", "refused", "can't", "err!", "err_",
+                  *ERROR_WORDS)
+WARNING_RE = re.compile(r"\b(?:warning|warnings|Warning|WARNING|WARN|warn|Warn)\b|\w+Warning\b|" + WARNING_ALTERNATION)
 # `src/app.ts:3:5`, `main.c:12: error`, `File "x.py", line 3`, `app.ts(3,5)`, ` --> src/main.rs:4:5`
 LOCATION_RE = re.compile(
     r"(?:^|[\s(\[\"'])(?:[\w.~@+-]*[/\\])*[\w.@+-]+\.[A-Za-z][\w]{0,9}(?::\d+(?::\d+)?|\(\d+,\d+\))"

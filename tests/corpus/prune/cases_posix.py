@@ -24,7 +24,7 @@ STATS_C = r'''
         int n = 8;
         double *v = malloc(n * sizeof *v);
         for (int i = 0; i < n; i++) v[i] = 40.0 + i * 2.7;
-        for (int round = 0; round < 12; round++)
+        for (int round = 0; round < 160; round++)
             printf("round %2d: sample=%d value=%6.2f\n", round, round % n, v[round % n]);
         printf("mean=%6.1f", mean(v, n));
         v[n] = 0.0;  /* one past the end */
@@ -151,7 +151,7 @@ def git_zh_checkout_pathspec(root: Path) -> Run:
 
 @case("bash", keep=(r"未找到命令|没有那个文件或目录|权限不够|语法错误",), last=True)
 def bash_zh_deploy_script(root: Path) -> Run:
-    steps = "\n".join(f'echo "[{k:02d}/40] 同步 assets/part{k:02d}.bin ... 完成"' for k in range(40))
+    steps = "\n".join(f'echo "[{k:03d}/200] 同步 assets/part{k:02d}.bin ... 完成"' for k in range(200))
     write(root, {"deploy.sh": f'''
         #!/bin/bash
         echo "开始部署 (target=staging)"
@@ -181,7 +181,7 @@ def python_zh_log_traceback(root: Path) -> Run:
                 return json.load(f)
 
         def main():
-            for i in range(60):
+            for i in range(400):
                 log.info("处理订单 %d：客户 张三%d，金额 %d 元", i, i, i * 17)
             log.warning("配置项 retry 未设置，使用默认值 3")
             data = load("订单.json")
@@ -312,7 +312,7 @@ def java_exception_caused_by(root: Path) -> Run:
         import java.util.*;
         class Inventory {
             private final Map<String, Integer> stock = new HashMap<>();
-            Inventory() { for (int i = 0; i < 30; i++) stock.put("sku-" + i, i); }
+            Inventory() { for (int i = 0; i < 300; i++) stock.put("sku-" + i, i); }
             int reserve(String sku, int n) {
                 Integer have = stock.get(sku);
                 try {
@@ -326,8 +326,8 @@ def java_exception_caused_by(root: Path) -> Run:
             public static void main(String[] args) {
                 Inventory inv = new Inventory();
                 List<String> order = new ArrayList<>();
-                for (int i = 0; i < 25; i++) order.add("sku-" + i);
-                order.add("sku-99");
+                for (int i = 0; i < 300; i++) order.add("sku-" + i);
+                order.add("sku-999");
                 for (String s : order) System.out.println("reserved " + s + " -> " + inv.reserve(s, 1));
             }
         }
@@ -338,12 +338,12 @@ def java_exception_caused_by(root: Path) -> Run:
 
 # --- Ruby --------------------------------------------------------------------------------------------------
 
-@case("ruby", keep=(r"^\s*\d+\) (Failure|Error):", r"^Expected|^\s*Actual|NoMethodError|^PriceTest#",
+@case("ruby", keep=(r"^\s*\d+\) (Failure|Error):", r"^Expected|^\s*Actual|NoMethodError|^PriceTest#\w+( \[|:$)",
                     r"test/\w+\.rb:\d+:in",
                     r"^\d+ runs, "))
 def ruby_minitest_failures(root: Path) -> Run:
     tests = "\n".join(f"  def test_price_{i}\n    assert_equal {i * 3}, Price.new({i}).triple\n  end\n"
-                      for i in range(40))
+                      for i in range(300))
     write(root, {
         "lib/price.rb": '''
             class Price
@@ -365,7 +365,7 @@ def ruby_minitest_failures(root: Path) -> Run:
 end
 ''',
     })
-    return Run("ruby -Ilib test/test_price.rb --seed 4242")
+    return Run("ruby -Ilib test/test_price.rb --seed 4242 --verbose")
 
 
 @case("ruby", keep=(r"Error\)|\(\w+Error\)", r"^/home/user/proj/(app|lib)/.*:\d+:in"))
@@ -425,7 +425,7 @@ func TestSku{i}(t *testing.T) {{
 \tif got := Normalize(" SKU-{i} "); got != "sku-{i}" {{
 \t\tt.Fatalf("Normalize = %q", got)
 \t}}
-}}''' for i in range(50))
+}}''' for i in range(400))
     env = go_project(root, {
         "stock/stock.go": '''
             package stock
@@ -588,7 +588,7 @@ def php_uncaught_exception(root: Path) -> Run:
         "bin/run.php": '''
             <?php
             require __DIR__ . '/../src/Invoice.php';
-            for ($i = 0; $i < 30; $i++) { echo "loaded customer $i\\n"; }
+            for ($i = 0; $i < 300; $i++) { echo "loaded customer $i\\n"; }
             $inv = new Invoice([['qty' => 0, 'price' => 9.5], ['qty' => 2]]);
             echo $inv->total(), "\\n";
             ''',
@@ -612,7 +612,7 @@ def php_lint_tree(root: Path) -> Run:
 @case("bats", keep=(r"^not ok", r"^# \(in test file", r"^#\s+`", r"^# (expected|actual|status)", r"^1\.\.\d+"))
 def bats_failures(root: Path) -> Run:
     tests = "\n".join(f'@test "slug {i}" {{\n  run ./slug.sh "Title {i}"\n  [ "$output" = "title-{i}" ]\n}}\n'
-                      for i in range(30))
+                      for i in range(200))
     write(root, {
         "slug.sh": '#!/bin/bash\necho "$1" | tr "[:upper:] " "[:lower:]-"\n',
         "test/slug.bats": tests + '''
@@ -636,13 +636,13 @@ def bats_failures(root: Path) -> Run:
 
 @case("make", keep=(r"^built ",))
 def make_long_success(root: Path) -> Run:
-    write(root, c_files(90))
+    write(root, c_files(300))
     return Run("make -j2")
 
 
 @case("gcc", keep=(r"error:", r"^make(\[\d\])?: \*\*\*.*Error"))
 def make_parallel_interleaved_errors(root: Path) -> Run:
-    files = c_files(40)
+    files = c_files(150)
     files["src/mod05.c"] = files["src/mod05.c"].replace("int acc", "int acc = undefined_seed +")
     files["src/mod21.c"] = "#include \"missing_header.h\"\n" + files["src/mod21.c"]
     files["src/mod33.c"] = files["src/mod33.c"].replace("return acc;", "return acc")
@@ -705,7 +705,7 @@ def shellcheck_many_findings(root: Path) -> Run:
 @case("tox", keep=(r"^FAIL:|^ERROR:", r"AssertionError", r'File "/home/user/proj/tests/test_edge', r"^FAILED \(",
                    r"\w+: commands (succeeded|failed)"))
 def tox_envs_one_failing(root: Path) -> Run:
-    tests = "\n".join(f"    def test_round_{i}(self):\n        self.assertEqual(fee({i * 10}), {i})\n" for i in range(30))
+    tests = "\n".join(f"    def test_round_{i}(self):\n        self.assertEqual(fee({i * 10}), {i})\n" for i in range(200))
     write(root, {
         "tox.ini": '''
             [tox]

@@ -1,0 +1,52 @@
+"""Diagnostics glued to the end of another line.
+
+A program's stdout and a checker's stderr share one pipe but not one buffer: when the program has
+printed `mean=  49.4` without a newline and valgrind reports, the terminal shows
+`mean=  49.4==25552== Invalid write of size 8`. Rules that look for a diagnostic at the start of a
+line would miss it, so such a line is split where the diagnostic starts, the rules see two lines,
+and rendering writes the physical line back whole when either part is kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.prune.selection import HIDDEN, KEPT, PINNED, UNSET, Selection
+
+# The line starts that checkers and runtimes write on stderr, wherever the other stream left off:
+# valgrind and the sanitizers (`==123== `, `==123==ERROR:`, the sanitizers' rule of `=`), Python,
+# Go and Rust panics, the JVM, PHP.
+_GLUED_RE = re.compile(
+    r"(?<=\S)(?===\d+==(?: |ERROR: )|={40,}$|Traceback \(most recent call last\):$"
+    r"|PHP (?:Fatal error|Warning|Notice|Deprecated|Parse error): |panic: |thread '[^']*' panicked at "
+    r"|Exception in thread \")"
+)
+_NEEDLES = ("==", "Traceback", "PHP ", "panic", "thread '", "Exception in")
+_RANK = {UNSET: 0, HIDDEN: 1, KEPT: 2, PINNED: 3}
+
+
+def split(lines: list[str]) -> tuple[list[str], frozenset[int]]:
+    """The lines with each glued diagnostic on a line of its own, and the indices of those lines
+    (each continues the line before it)."""
+    if not any(n in line for line in lines for n in _NEEDLES):
+        return lines, frozenset()
+    out: list[str] = []
+    glued: set[int] = set()
+    for line in lines:
+        m = _GLUED_RE.search(line) if any(n in line for n in _NEEDLES) else None
+        if m is None:
+            out.append(line)
+            continue
+        out.append(line[:m.start()])
+        glued.add(len(out))
+        out.append(line[m.start():])
+    return out, frozenset(glued)
+
+
+def join_levels(sel: Selection) -> None:
+    """Both parts of a physical line get the firmer of their two levels, so it is kept whole."""
+    level = sel.level
+    for j in sel.glued:
+        a, b = level[j - 1], level[j]
+        if _RANK[a] >= 2 or _RANK[b] >= 2:
+            level[j - 1] = level[j] = max(a, b, key=_RANK.__getitem__)
