@@ -57,9 +57,10 @@ def decode(output: str | bytes) -> str:
 
 # Legacy code pages worth guessing, with the characters their text is mostly made of: bytes that
 # happen to decode in one of them but come out as something else are not that code page.
+# Only the Chinese ones: Shift-JIS bytes read as valid GBK Han, so a Japanese console's output is
+# read right only where the console's own code page is known (on Windows itself).
 _HAN = r"\u2010-\u203b\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # and the punctuation used with it
-_CODE_PAGES = (("gbk", re.compile(f"[{_HAN}]")), ("big5", re.compile(f"[{_HAN}]")),
-               ("shift_jis", re.compile(f"[{_HAN}\u3040-\u30ff]")))
+_CODE_PAGES = (("gbk", re.compile(f"[{_HAN}]")), ("big5", re.compile(f"[{_HAN}]")))
 _NOT_ASCII_RE = re.compile(r"[^\x00-\x7f]")
 _GUESS_BYTES = 1 << 20  # enough of a large output to judge by
 

@@ -24,7 +24,7 @@ STATS_C = r'''
         int n = 8;
         double *v = malloc(n * sizeof *v);
         for (int i = 0; i < n; i++) v[i] = 40.0 + i * 2.7;
-        for (int round = 0; round < 160; round++)
+        for (int round = 0; round < 800; round++)
             printf("round %2d: sample=%d value=%6.2f\n", round, round % n, v[round % n]);
         printf("mean=%6.1f", mean(v, n));
         v[n] = 0.0;  /* one past the end */
@@ -151,7 +151,7 @@ def git_zh_checkout_pathspec(root: Path) -> Run:
 
 @case("bash", keep=(r"未找到命令|没有那个文件或目录|权限不够|语法错误",), last=True)
 def bash_zh_deploy_script(root: Path) -> Run:
-    steps = "\n".join(f'echo "[{k:03d}/200] 同步 assets/part{k:02d}.bin ... 完成"' for k in range(200))
+    steps = "\n".join(f'echo "[{k:03d}/800] 同步 assets/part{k:03d}.bin ... 完成"' for k in range(800))
     write(root, {"deploy.sh": f'''
         #!/bin/bash
         echo "开始部署 (target=staging)"
@@ -312,7 +312,7 @@ def java_exception_caused_by(root: Path) -> Run:
         import java.util.*;
         class Inventory {
             private final Map<String, Integer> stock = new HashMap<>();
-            Inventory() { for (int i = 0; i < 300; i++) stock.put("sku-" + i, i); }
+            Inventory() { for (int i = 0; i < 1500; i++) stock.put("sku-" + i, i); }
             int reserve(String sku, int n) {
                 Integer have = stock.get(sku);
                 try {
@@ -326,7 +326,7 @@ def java_exception_caused_by(root: Path) -> Run:
             public static void main(String[] args) {
                 Inventory inv = new Inventory();
                 List<String> order = new ArrayList<>();
-                for (int i = 0; i < 300; i++) order.add("sku-" + i);
+                for (int i = 0; i < 1500; i++) order.add("sku-" + i);
                 order.add("sku-999");
                 for (String s : order) System.out.println("reserved " + s + " -> " + inv.reserve(s, 1));
             }
@@ -343,7 +343,7 @@ def java_exception_caused_by(root: Path) -> Run:
                     r"^\d+ runs, "))
 def ruby_minitest_failures(root: Path) -> Run:
     tests = "\n".join(f"  def test_price_{i}\n    assert_equal {i * 3}, Price.new({i}).triple\n  end\n"
-                      for i in range(300))
+                      for i in range(800))
     write(root, {
         "lib/price.rb": '''
             class Price
@@ -425,7 +425,7 @@ func TestSku{i}(t *testing.T) {{
 \tif got := Normalize(" SKU-{i} "); got != "sku-{i}" {{
 \t\tt.Fatalf("Normalize = %q", got)
 \t}}
-}}''' for i in range(400))
+}}''' for i in range(1000))
     env = go_project(root, {
         "stock/stock.go": '''
             package stock
@@ -435,10 +435,10 @@ func TestSku{i}(t *testing.T) {{
             func Normalize(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
             func Reserve(have, want int) int {
-            	if want > have {
-            		return have
-            	}
-            	return have - want
+            \tif want > have {
+            \t\treturn have
+            \t}
+            \treturn have - want
             }
             ''',
         "stock/stock_test.go": 'package stock\n\nimport "testing"\n' + tests + '''
@@ -484,10 +484,10 @@ def go_test_panic(root: Path) -> Run:
             import "testing"
 
             func TestFill(t *testing.T) {
-            	s := NewShelf(4)
-            	for i := 0; i <= 4; i++ {
-            		s.Put(i, i*10)
-            	}
+            \ts := NewShelf(4)
+            \tfor i := 0; i <= 4; i++ {
+            \t\ts.Put(i, i*10)
+            \t}
             }
             ''',
     })
@@ -501,29 +501,29 @@ def go_build_type_errors(root: Path) -> Run:
             package main
 
             import (
-            	"fmt"
-            	"os"
-            	"strconv"
+            \t"fmt"
+            \t"os"
+            \t"strconv"
             )
 
             type Order struct {
-            	ID    int
-            	Total float64
+            \tID    int
+            \tTotal float64
             }
 
             func parse(args []string) []Order {
-            	var out []Order
-            	for i, a := range args {
-            		n, err := strconv.Atoi(a)
-            		out = append(out, Order{ID: i, Total: n})
-            	}
-            	return out
+            \tvar out []Order
+            \tfor i, a := range args {
+            \t\tn, err := strconv.Atoi(a)
+            \t\tout = append(out, Order{ID: i, Total: n})
+            \t}
+            \treturn out
             }
 
             func main() {
-            	orders := parse(os.Args[1:])
-            	fmt.Println(len(orders), orders.Total)
-            	var count int = "3"
+            \torders := parse(os.Args[1:])
+            \tfmt.Println(len(orders), orders.Total)
+            \tvar count int = "3"
             }
             ''',
     })
@@ -588,7 +588,7 @@ def php_uncaught_exception(root: Path) -> Run:
         "bin/run.php": '''
             <?php
             require __DIR__ . '/../src/Invoice.php';
-            for ($i = 0; $i < 300; $i++) { echo "loaded customer $i\\n"; }
+            for ($i = 0; $i < 1500; $i++) { echo "loaded customer $i\\n"; }
             $inv = new Invoice([['qty' => 0, 'price' => 9.5], ['qty' => 2]]);
             echo $inv->total(), "\\n";
             ''',
@@ -612,7 +612,7 @@ def php_lint_tree(root: Path) -> Run:
 @case("bats", keep=(r"^not ok", r"^# \(in test file", r"^#\s+`", r"^# (expected|actual|status)", r"^1\.\.\d+"))
 def bats_failures(root: Path) -> Run:
     tests = "\n".join(f'@test "slug {i}" {{\n  run ./slug.sh "Title {i}"\n  [ "$output" = "title-{i}" ]\n}}\n'
-                      for i in range(200))
+                      for i in range(600))
     write(root, {
         "slug.sh": '#!/bin/bash\necho "$1" | tr "[:upper:] " "[:lower:]-"\n',
         "test/slug.bats": tests + '''
@@ -636,7 +636,7 @@ def bats_failures(root: Path) -> Run:
 
 @case("make", keep=(r"^built ",))
 def make_long_success(root: Path) -> Run:
-    write(root, c_files(300))
+    write(root, c_files(600))
     return Run("make -j2")
 
 
@@ -685,7 +685,7 @@ def clang_format_dry_run(root: Path) -> Run:
 
 @case("shellcheck", keep=(r"\(error\)", r"^In scripts/sync\.sh line (1|56|58):"))
 def shellcheck_many_findings(root: Path) -> Run:
-    lines = "\n".join(f"cp $SRC/file{i}.txt $DEST/\necho Copied file{i} to $DEST" for i in range(25))
+    lines = "\n".join(f"cp $SRC/file{i}.txt $DEST/\necho Copied file{i} to $DEST" for i in range(60))
     write(root, {"scripts/sync.sh": f'''
         #!/bin/bash
         SRC=$1
@@ -705,7 +705,7 @@ def shellcheck_many_findings(root: Path) -> Run:
 @case("tox", keep=(r"^FAIL:|^ERROR:", r"AssertionError", r'File "/home/user/proj/tests/test_edge', r"^FAILED \(",
                    r"\w+: commands (succeeded|failed)"))
 def tox_envs_one_failing(root: Path) -> Run:
-    tests = "\n".join(f"    def test_round_{i}(self):\n        self.assertEqual(fee({i * 10}), {i})\n" for i in range(200))
+    tests = "\n".join(f"    def test_round_{i}(self):\n        self.assertEqual(fee({i * 10}), {i})\n" for i in range(600))
     write(root, {
         "tox.ini": '''
             [tox]

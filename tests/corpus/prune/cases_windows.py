@@ -13,7 +13,7 @@ from pathlib import Path
 from harness import ALL, Run, case, write
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from tests.windows import WINEPREFIX  # noqa: E402
+from tests.windows import WINEPREFIX
 
 PREFIX = Path(os.environ.get("PRUNE_WINEPREFIX") or WINEPREFIX)
 PYTHON = r"C:\py311\python.exe"
@@ -74,7 +74,7 @@ SHOP = {
 @case("wine", keep=(r"^FAILED ", r"^E\s+(assert|AssertionError|FileNotFoundError)", r"^[\w\\]+\.py:\d+: \w*Error",
                     r"^=+ .*(failed|passed).* =+$"))
 def win_pytest_failures(root: Path) -> Run:
-    tests = "\n".join(f"def test_cents_{i}():\n    assert to_cents('{i}.{i % 100:02d}') == {i * 100 + i % 100}\n" for i in range(300))
+    tests = "\n".join(f"def test_cents_{i}():\n    assert to_cents('{i}.{i % 100:02d}') == {i * 100 + i % 100}\n" for i in range(800))
     files = SHOP | {"tests/test_money.py": "from shop.money import split, to_cents\n\n" + tests + '''
 
 def test_split_keeps_total():
@@ -167,7 +167,7 @@ def win_python_gbk_log_traceback(root: Path) -> Run:
 
 @case("wine", keep=(r"^(Can't recognize|.*not recognized)", r"^Build FAILED", r"[Ee]rror", r"cannot find"))
 def win_bat_build(root: Path) -> Run:
-    steps = "\r\n".join(f"echo [{k:03d}/150] compiling module{k:03d}.c" for k in range(150))
+    steps = "\r\n".join(f"echo [{k:03d}/600] compiling module{k:03d}.c" for k in range(600))
     files = {"build.bat": f'''@echo off\r
 echo Building shop (Release)\r
 if not exist out mkdir out\r

@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import cases_posix  # noqa: E402,F401  (each module registers its cases)
-import cases_windows  # noqa: E402,F401
-from harness import CASES, generate  # noqa: E402
+import cases_posix  # noqa: F401  (each module registers its cases)
+import cases_windows  # noqa: F401
+from harness import CASES, generate
 
 
 def main(argv: list[str]) -> int:

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
-import sys
-import tempfile
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
