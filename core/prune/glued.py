@@ -11,35 +11,44 @@ from __future__ import annotations
 
 import re
 
+from core.prune.rules import line_starts, lines_containing
 from core.prune.selection import HIDDEN, KEPT, PINNED, UNSET, Selection
 
 # The line starts that checkers and runtimes write on stderr, wherever the other stream left off:
 # valgrind and the sanitizers (`==123== `, `==123==ERROR:`, the sanitizers' rule of `=`), Python,
 # Go and Rust panics, the JVM, PHP.
 _GLUED_RE = re.compile(
-    r"(?<=\S)(?===\d+==(?: |ERROR: )|={40,}$|Traceback \(most recent call last\):$"
+    r"(?<=[^\s=])(?===\d+==(?: |ERROR: )|={40,}$|Traceback \(most recent call last\):$"
     r"|PHP (?:Fatal error|Warning|Notice|Deprecated|Parse error): |panic: |thread '[^']*' panicked at "
     r"|Exception in thread \")"
 )
-_NEEDLES = ("==", "Traceback", "PHP ", "panic", "thread '", "Exception in")
+# Literal parts of those starts: only lines holding one are tried.
+_NEEDLES = ("==", "Traceback (most", "PHP ", "panic: ", "panicked at", "Exception in thread")
 _RANK = {UNSET: 0, HIDDEN: 1, KEPT: 2, PINNED: 3}
 
 
-def split(lines: list[str]) -> tuple[list[str], frozenset[int]]:
+def split(text: str, lines: list[str]) -> tuple[list[str], frozenset[int]]:
     """The lines with each glued diagnostic on a line of its own, and the indices of those lines
-    (each continues the line before it)."""
-    if not any(n in line for line in lines for n in _NEEDLES):
+    (each continues the line before it). `text` is the lines joined with newlines: candidate lines
+    are found in it at C speed, since a regex tried at every position of a long log costs too much."""
+    if not any(n in text for n in _NEEDLES):
+        return lines, frozenset()
+    cuts = {}
+    for i in lines_containing(text, line_starts(lines), _NEEDLES):
+        at = [m.start() for m in _GLUED_RE.finditer(lines[i])]
+        if at:
+            cuts[i] = at
+    if not cuts:
         return lines, frozenset()
     out: list[str] = []
     glued: set[int] = set()
-    for line in lines:
-        m = _GLUED_RE.search(line) if any(n in line for n in _NEEDLES) else None
-        if m is None:
-            out.append(line)
-            continue
-        out.append(line[:m.start()])
-        glued.add(len(out))
-        out.append(line[m.start():])
+    for i, line in enumerate(lines):
+        prev = 0
+        for at in cuts.get(i, ()):
+            out.append(line[prev:at])
+            glued.add(len(out))
+            prev = at
+        out.append(line[prev:])
     return out, frozenset(glued)
 
 

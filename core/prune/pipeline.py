@@ -47,7 +47,7 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
     original = len(raw)
     raw, exit_code = split_own_header(raw, exit_code)  # pruning a pruned result again
     cleaned = clean(raw)
-    lines, glued_lines = glued.split(cleaned.lines)
+    lines, glued_lines = glued.split(cleaned.text, cleaned.lines)
     text = "\n".join(lines) if glued_lines else cleaned.text
     out = Output(text, lines, parse_command(command), exit_code, glued_lines)
     view = is_view(out.command)

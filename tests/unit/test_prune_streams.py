@@ -93,14 +93,14 @@ def test_a_translated_compiler_error_is_pinned_among_noise() -> None:
     "reserved sku-24Exception in thread \"main\" java.lang.IllegalStateException: unknown sku",
 ])
 def test_a_glued_diagnostic_becomes_a_line_of_its_own_for_selection(line: str) -> None:
-    lines, glued = split(["before", line, "after"])
+    lines, glued = split(f"before\n{line}\nafter", ["before", line, "after"])
     assert len(lines) == 4 and glued == frozenset({2})
     assert lines[1] + lines[2] == line
 
 
 @pytest.mark.parametrize("line", ["a==b", "x == 3 == y", "see docs: panic: is a Go word", "=====", "C==1==2"])
 def test_ordinary_text_is_not_split(line: str) -> None:
-    assert split([line]) == ([line], frozenset())
+    assert split(line, [line]) == ([line], frozenset())
 
 
 def test_a_python_traceback_glued_to_unfinished_output_is_kept_with_it() -> None:

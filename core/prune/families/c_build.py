@@ -17,7 +17,7 @@ from collections import Counter
 
 from core.prune.families.base import COMMAND, CONTENT, WEAK_COMMAND, Family
 from core.prune.output import Output
-from core.prune.rules import FULL_WARNINGS, WARNING_LINES, kinds_note
+from core.prune.rules import CARET_RE, FULL_WARNINGS, WARNING_LINES, kinds_note
 from core.prune.selection import KEPT, Selection
 from core.prune.words import SEVERITIES, SEVERITY_ALTERNATION
 
@@ -47,7 +47,8 @@ _MAKE_NEEDLES = ("***", "not remade", "build stopped", "FAILED: ", "CMake Error"
                  "undefined reference", "multiple definition")
 MAX_GROUP_LINES = 40
 MAX_NOTES = 2  # notes kept under an error (gcc prints one per overload candidate)
-# The `      |      ~~~^~~~` line under a quoted source line: the column is in the location already.
+# The `      |      ~~~^~~~` line (gcc) or bare `^` (javac) under a quoted source line: the column is in
+# the location already.
 _MARKER_LINE_RE = re.compile(r"^\s*\|\s*[~^]+[\s~^]*$")
 MARKER_LINES = "caret lines"
 # A template-instantiation step inside a system header: `/usr/include/...: required from ...`.
@@ -108,7 +109,7 @@ def _error_group(sel: Selection, start: int, stop: int) -> None:
             notes += in_note
         if in_note and notes > MAX_NOTES:
             sel.hide(j, "candidate notes")
-        elif _MARKER_LINE_RE.match(line):
+        elif _MARKER_LINE_RE.match(line) or CARET_RE.match(line):
             sel.hide(j, MARKER_LINES)
         elif _SYSTEM_REQUIRED_RE.match(line):
             sel.hide(j, "template instantiation lines")

@@ -5,7 +5,9 @@ innermost frames and the user's own), and where the bad address lies relative to
 (`Address 0x… is 0 bytes after a block of size 64 alloc'd`, `… is located 32 bytes inside of
 36-byte region`): that sentence sits between two stacks and is what tells an off-by-one from a
 use-after-free, so it is pinned with the headers. The banner, the heap and leak tables (all but
-`definitely lost`), the shadow-byte map and its legend go.
+`definitely lost`), the shadow-byte map and its legend go, and so do library frames even at the top
+of a stack: there the innermost frame is the checker's own interceptor (`malloc`, `free`), and the
+user's frame below it is the one that matters.
 
 Understands memcheck's default output and the sanitizers' reports as gcc and clang print them;
 the program's own output around them is left to the generic rules. Falls through: helgrind/DRD
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from core.prune import stacks
 from core.prune.families import generic
 from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
@@ -55,8 +58,9 @@ def detect(out: Output) -> int:
 
 def select(out: Output) -> Selection:
     sel = generic.select(out)
+    sel.quiet.update((BANNER, SHADOW, stacks.LIBRARY_FRAMES))  # the stamp counts them; a marker each says nothing
     lines = out.lines
-    candidates = sorted(out.lines_with_any("==", "Sanitizer", " of size ", " by thread ", " leak of ",
+    candidates = sorted(out.lines_with_any("==", "0x", "Sanitizer", " of size ", " by thread ", " leak of ",
                                            " is located ", _SHADOW_START, "runtime error"))
     for i in candidates:
         line = lines[i]
@@ -64,6 +68,8 @@ def select(out: Output) -> Selection:
             sel.pin(i)
         elif _BANNER_RE.match(line):
             _drop(sel, i, BANNER)
+        elif stacks.is_frame(line) and stacks.is_library(line):
+            _drop(sel, i, stacks.LIBRARY_FRAMES)
         elif line.startswith(_SHADOW_START):
             j = i
             while j < len(lines) and (j == i or _SHADOW_LINE_RE.match(lines[j])):

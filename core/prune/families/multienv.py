@@ -2,7 +2,7 @@
 
 Their output is one run per environment, each printed by whatever the environment runs (pytest,
 unittest, a linter), then a summary with each environment's verdict. An environment that passed
-needs only its verdict; one that failed is pruned by the family its own output belongs to, as if
+needs only its verdict (in the summary, or its own verdict line); one that failed is pruned by the family its own output belongs to, as if
 it had been run alone. The summary stays whole.
 
 Understands tox 3 (`env run-test: commands[0] | ...`, `___ summary ___`), tox 4
@@ -59,12 +59,13 @@ def select(out: Output) -> Selection:
     failed = {m.group("env") or m.group("envn") for line in lines if (m := _FAILED_RE.search(line))}
     for i in range(runs[0].start if runs else len(lines)):
         sel.keep(i)
+    sel.quiet.update((PASSED_ENV, SETUP))
     for run in runs:
-        sel.pin(run.start)
         if run.env in failed:
+            sel.pin(run.start)
             _delegate(sel, out, run)
             continue
-        for i in range(run.start + 1, run.stop):
+        for i in range(run.start, run.stop):
             if _VERDICT_RE.match(lines[i]):
                 sel.pin(i)
             else:

@@ -10,8 +10,8 @@ then checked by hand (docs/pruning.md states the policy). The cases are defined 
 and `cases_windows.py`, the machinery in `harness.py`.
 
 Scrubbing, in outputs and labels alike: the scratch project becomes /home/user/proj (on Windows
-C:\\Users\\user\\proj), the home folder /home/user, the host name `host`, and the package-index hosts
-this machine is configured with `pkgs.example.org`.
+C:\\Users\\user\\proj), the Python installation /usr/local, the home folder /home/user, the host name
+`host`, and the package-index hosts this machine is configured with `pkgs.example.org`.
 
 Needs gcc, make, git, bash, apt-get, valgrind, javac, ruby, go, php, bats, clang-format, rustfmt,
 shellcheck, black, tox, the zh_CN.UTF-8 and zh_CN.GBK locales with the tools' translations, and for

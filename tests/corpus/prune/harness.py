@@ -6,6 +6,7 @@ import os
 import re
 import socket
 import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ class Case:
     keep: tuple[str, ...] | str = ()  # label patterns (regex, searched in each cleaned line), or ALL
     last: bool = False  # label the last non-blank line too (a tool that prints no summary)
     encoding: str = "utf-8"  # how the output's labels are read (a GBK console's output)
+    heading: str = ""  # also label the nearest line above each label that matches this (a finding's location)
 
 
 @dataclass
@@ -46,9 +48,9 @@ class Run:
 CASES: dict[str, Case] = {}
 
 
-def case(tool: str, keep: tuple[str, ...] | str = (), last: bool = False, encoding: str = "utf-8"):
+def case(tool: str, keep: tuple[str, ...] | str = (), last: bool = False, encoding: str = "utf-8", heading: str = ""):
     def register(build: Callable[[Path], Run]) -> Callable[[Path], Run]:
-        CASES[build.__name__] = Case(build, tool, keep, last, encoding)
+        CASES[build.__name__] = Case(build, tool, keep, last, encoding, heading)
         return build
     return register
 
@@ -92,7 +94,15 @@ def labels(text: str, spec: Case) -> list[str]:
     if spec.keep == ALL:
         return lines
     patterns = [re.compile(p) for p in spec.keep]
-    picked = [line for line in lines if any(p.search(line) for p in patterns)]
+    picked = []
+    heading, last_heading = re.compile(spec.heading) if spec.heading else None, None
+    for line in lines:
+        if heading and heading.search(line):
+            last_heading = line
+        if any(p.search(line) for p in patterns):
+            if last_heading is not None:
+                picked.append(last_heading)
+            picked.append(line)
     if spec.last and lines and lines[-1] not in picked:
         picked.append(lines[-1])
     return list(dict.fromkeys(picked))
@@ -108,7 +118,8 @@ def generate(name: str, spec: Case, tmp: Path) -> None:
     proc = subprocess.run(run.cmd, shell=True, cwd=run.cwd or root, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, executable="/bin/bash",
                           check=False)
-    pairs = [*run.scrub, (str(root), PROJ), (str(tmp), "/tmp/build"), (str(Path.home()), "/home/user"),
+    pairs = [*run.scrub, (str(root), PROJ), (str(tmp), "/tmp/build"), (sys.base_prefix, "/usr/local"),
+             (str(Path.home()), "/home/user"),
              (socket.gethostname(), "host")]
     output = scrub(proc.stdout, pairs, spec.encoding)
     folder = OUT / name
