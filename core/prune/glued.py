@@ -1,8 +1,8 @@
 """Diagnostics glued to the end of another line.
 
 A program's stdout and a checker's stderr share one pipe but not one buffer: when the program has
-printed `mean=  49.4` without a newline and valgrind reports, the terminal shows
-`mean=  49.4==25552== Invalid write of size 8`. Rules that look for a diagnostic at the start of a
+printed `progress 41%` without a newline and valgrind reports, the terminal shows
+`progress 41%==7731== Invalid read of size 4`. Rules that look for a diagnostic at the start of a
 line would miss it, so such a line is split where the diagnostic starts, the rules see two lines,
 and rendering writes the physical line back whole when either part is kept.
 """

@@ -1,9 +1,9 @@
 """Memory-error reports: valgrind's memcheck and the sanitizers (ASan, LSan, TSan, UBSan).
 
-A report says what went wrong (`Invalid write of size 8`, `heap-buffer-overflow`), where (the
+A report says what went wrong (`Invalid read of size 4`, `heap-buffer-overflow`), where (the
 innermost frames and the user's own), and where the bad address lies relative to its block
-(`Address 0x… is 0 bytes after a block of size 64 alloc'd`, `… is located 32 bytes inside of
-36-byte region`): that sentence sits between two stacks and is what tells an off-by-one from a
+(`Address 0x… is 4 bytes after a block of size 16 alloc'd`, `… is located 8 bytes inside of
+24-byte region`): that sentence sits between two stacks and is what tells an off-by-one from a
 use-after-free, so it is pinned with the headers. The banner, the heap and leak tables (all but
 `definitely lost`), the shadow-byte map and its legend go, and so do library frames even at the top
 of a stack: there the innermost frame is the checker's own interceptor (`malloc`, `free`), and the
