@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from core.prune import families as registry  # noqa: E402
 from core.prune import prune  # noqa: E402
 from core.prune.clean import ANSI_RE  # noqa: E402
 
@@ -120,7 +121,51 @@ def corpus_report(title: str, shared_bench: Path, cases: Path) -> str:
             baseline = f"{shlex.quote(sys.executable)} {shlex.quote(str(shared_bench / 'baselines' / name))}.py"
             rows.append((name, score(scorer, baseline)["summary"]))
     oracle = oracle_reduction(cases, ours["results"])
-    return f"### {title}\n\n{table(rows, oracle)}\n\n{by_family(cases, ours['results'])}"
+    every = sorted(p.parent for p in cases.glob("*/output.txt"))
+    return (f"### {title}\n\n{table(rows, oracle)}\n\n{by_family(cases, ours['results'])}\n\n"
+            f"Each family on the cases it handles, and the same cases without it:\n\n{ablation(every)}")
+
+
+def _prune_case(case: Path) -> str:
+    return prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text(encoding="utf-8").strip(),
+                 exit_code=int((case / "exit_code.txt").read_text())).text
+
+
+def _recall(case: Path, pruned: str) -> bool:
+    """score.py's test: every label a substring of the ANSI-stripped result."""
+    hay = ANSI_RE.sub("", pruned)
+    labels = [line for line in (case / "must_keep.txt").read_text(encoding="utf-8").split("\n") if line.strip()]
+    return all(line in hay for line in labels)
+
+
+def ablation(cases: list[Path]) -> str:
+    """What each family earns: the cases it handles, pruned with it and without it (the next best
+    family, or the generic rules, takes over). In-process, recall tested as score.py tests it."""
+    handled: dict[str, list[Path]] = {}
+    for case in cases:
+        family = prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text().strip(),
+                       exit_code=int((case / "exit_code.txt").read_text())).family
+        handled.setdefault(family, []).append(case)
+    out = ["| family | cases | reduction with it | without it | cases with recall < 1 with it | without it |",
+           "|---|---:|---:|---:|---:|---:|"]
+    everyone = registry.FAMILIES
+    for family in everyone:
+        mine = handled.get(family.name, [])
+        if not mine:
+            continue
+        original = sum(len((c / "output.txt").read_bytes().decode("utf-8", errors="replace")) for c in mine)
+        figures = []
+        for families in (everyone, tuple(f for f in everyone if f is not family)):
+            registry.FAMILIES = families
+            try:
+                results = [(c, _prune_case(c)) for c in mine]
+            finally:
+                registry.FAMILIES = everyone
+            pruned = sum(len(text) for _, text in results)
+            figures.append((100 * (1 - pruned / original), sum(not _recall(c, text) for c, text in results)))
+        (with_it, lost_with), (without, lost_without) = figures
+        out.append(f"| {family.name} | {len(mine)} | {with_it:.2f}% | {without:.2f}% | {lost_with} | {lost_without} |")
+    return "\n".join(out)
 
 
 def write_docs(text: str) -> None:
