@@ -137,8 +137,8 @@ class Selection:
             out.extend(self.notes[key])
         return Rendered(out, total)
 
-
     def _emit(self, out: list[str], start: int, stop: int) -> None:
+        """Lines start..stop, each glued line written back onto the line before it."""
         if not self.glued:
             out.extend(self.lines[start:stop])
             return
