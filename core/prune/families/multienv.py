@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from core.prune import families
 from core.prune.command import parse_command
+from core.prune.families import generic
 from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
 from core.prune.output import Output
 from core.prune.selection import Selection
@@ -32,7 +33,7 @@ _SETUP_RE = re.compile(r"^[\w.-]+ (?:create|installdeps|inst|develop-inst|run-te
                        r"(?:install_deps|install_package|venv|packaging backend)>|^nox > (?:Creating|Re-using|python -m pip)")
 _SUMMARY_RE = re.compile(r"^_+ summary _+$|^\s+[\w.-]+: (?:OK|FAIL|SKIP)\b.*|^\s*(?:ERROR: {1,3})?[\w.-]+: commands "
                          r"(?:succeeded|failed)|^\s*congratulations :\)|^\s*evaluation failed :\(|^nox > (?:Ran multiple|\*)")
-_VERDICT_RE = re.compile(r"^[\w.-]+: (?:OK|FAIL) .*seconds\)$|^nox > Session \S+ (?:was successful|failed|skipped)")
+_VERDICT_RE = re.compile(r"^[\w.-]+: (?:OK|FAIL)\b.*seconds\)?$|^nox > Session \S+ (?:was successful|failed|skipped)")
 _FAILED_RE = re.compile(r"(?:ERROR: {1,3})?(?P<env>[\w.-]+): (?:commands failed|FAIL\b)|^nox > Session (?P<envn>\S+) failed")
 PASSED_ENV = "lines of passing environments"
 SETUP = "environment setup lines"
@@ -54,11 +55,12 @@ def detect(out: Output) -> int:
 
 def select(out: Output) -> Selection:
     lines = out.lines
-    sel = Selection(lines)
     runs = _runs(lines)
+    if not runs:  # a format this family does not know: the generic rules
+        return generic.select(out)
+    sel = Selection(lines)
     failed = {m.group("env") or m.group("envn") for line in lines if (m := _FAILED_RE.search(line))}
-    for i in range(runs[0].start if runs else len(lines)):
-        sel.keep(i)
+    sel.keep_range(0, runs[0].start)
     sel.quiet.update((PASSED_ENV, SETUP))
     for run in runs:
         if run.env in failed:
