@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_streams()
     argv = [clean_text(arg) for arg in argv]
     if argv[:1] == ["prune"]:
-        from core.prune.cli import main as prune_main
+        from ui.prune_cli import main as prune_main
 
         return prune_main(argv[1:])
     args = parse_args(argv)
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(overrides={"DEEPSEEK_MODEL": args.model} if args.model else None)
         if args.sessions:
-            from core.session import format_sessions
+            from core.runtime.open import format_sessions
 
             print(format_sessions(settings))
             return 0
@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _can_prompt() -> bool:
-    from core.console import is_terminal, stdin_is_interactive
+    from core.console import is_terminal
+    from ui.terminal import stdin_is_interactive
 
     return stdin_is_interactive() and is_terminal(sys.stderr)
 
@@ -124,10 +125,10 @@ def _workspace(cwd: Path | None) -> Path:
 
 
 def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
+    from core.agent.prompt import read_agents_md
     from core.config import ConfigError
-    from core.journal import JournalError
-    from core.prompt import read_agents_md
-    from core.session import SessionNotFound, open_session
+    from core.runtime.open import SessionNotFound, open_session
+    from core.session.journal import JournalError
 
     try:
         session = open_session(settings, emit, workspace, approve, resume=args.resume or None,
@@ -144,10 +145,10 @@ def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
 
 def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
     from core.config import ConfigError
-    from core.console import read_piped_stdin, stdin_is_interactive, use_color
-    from core.interrupts import InterruptHandler
-    from core.plain import JsonEmitter, PlainEmitter, make_approver, run_one
     from core.secrets import RedactingEmit, Redactor
+    from ui.plain.interrupts import InterruptHandler
+    from ui.plain.repl import JsonEmitter, PlainEmitter, make_approver, run_one
+    from ui.terminal import read_piped_stdin, stdin_is_interactive, use_color
 
     task = args.one
     if not task and not stdin_is_interactive():
@@ -166,10 +167,11 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
 
 
 def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
-    from core.console import is_terminal, stdin_is_interactive, use_color
-    from core.interrupts import InterruptHandler
-    from core.plain import PlainEmitter, make_approver, run_repl
+    from core.console import is_terminal
     from core.secrets import RedactingEmit, Redactor
+    from ui.plain.interrupts import InterruptHandler
+    from ui.plain.repl import PlainEmitter, make_approver, run_repl
+    from ui.terminal import stdin_is_interactive, use_color
 
     # is_terminal, not isatty: under Git Bash's mintty the TUI's reason (use winpty) is then said.
     if not args.plain and stdin_is_interactive() and is_terminal(sys.stdout):

@@ -1,4 +1,4 @@
-"""The full-screen front end (prompt_toolkit + Rich); its parts live in `tuikit/`.
+"""The full-screen front end (prompt_toolkit + Rich); its parts live in `ui.tui/`.
 
 `agent.py` calls `unavailable_reason()` and, when it is None, `run()`. Importing this module also
 checks that rich and prompt_toolkit are there; when they are not, `agent.py` falls back to plain
@@ -106,9 +106,9 @@ def ask_key(env_file: Path) -> str:
 
 def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool = False) -> int:
     """Open the session on the TUI's emit and run the full-screen app until the user quits."""
-    from core.journal import sessions_root
-    from tuikit.app import create, exit_dump
-    from tuikit.blocks import use_ascii
+    from core.session.journal import sessions_root
+    from ui.tui.app import create, exit_dump
+    from ui.tui.blocks import use_ascii
 
     use_ascii(_ascii_console())
     app = create(settings, open_session, data_dir=sessions_root(settings.sessions_dir or None).parent, mouse=mouse)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from core.context import DEFAULT_PRICES, SUMMARY_PROMPT, ContextManager, ContextSettings, cap_result
 from core.context.tokens import item_tokens, text_tokens
-from core.items import (
+from core.session.items import (
     AssistantMessage,
     FunctionCall,
     FunctionCallOutput,

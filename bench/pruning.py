@@ -35,7 +35,7 @@ def shared_dir(arg: str | None) -> Path:
 
 def our_command() -> str:
     python = shlex.quote(sys.executable)
-    entry = "agent.py prune" if (ROOT / "agent.py").exists() else "-m core.prune.cli"
+    entry = "agent.py prune" if (ROOT / "agent.py").exists() else "-m ui.prune_cli"
     return f'{python} {entry} --stdin --command "$PRUNE_CMD" --exit-code "$PRUNE_EXIT_CODE"'
 
 

@@ -4,7 +4,7 @@
 
 A ~20,000-token Markdown answer (headings, paragraphs, lists, code blocks, tables) is streamed
 delta by delta (about one token each, as DeepSeek sends them) through the TUI's renderer
-(`tuikit.markdown.MarkdownStream`: finished blocks cached, only the open tail re-rendered, at most
+(`ui.tui.markdown.MarkdownStream`: finished blocks cached, only the open tail re-rendered, at most
 20 times a second) and, in the same run, through a renderer that re-renders the whole text on
 every delta (what Aider and Open Interpreter do). That baseline is quadratic: at this length it
 would take hours, so it is timed on evenly spaced prefixes and integrated over every delta
@@ -26,8 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tuikit import markdown as md
-from tuikit.render import RENDERER
+from ui.tui import markdown as md
+from ui.tui.render import RENDERER
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = 24

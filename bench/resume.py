@@ -17,7 +17,7 @@ import time
 
 from bench.context import INSTRUCTIONS, SETTINGS, Session, stand_in_summary
 from core.context import ContextManager
-from core.items import FunctionCallOutput, Item, UserMessage
+from core.session.items import FunctionCallOutput, Item, UserMessage
 
 SIZES = (1_000, 5_000, 10_000)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from core.context.usage import parse_prices
+from core.prices import parse_prices
 
 API_KEY = "DEEPSEEK_API_KEY"
 
@@ -121,7 +121,7 @@ class Settings:
     retry_base_delay: float = 1.0
     connect_timeout: float = 15.0
     idle_timeout: float = 300.0
-    sessions_dir: str = ""  # empty: the platform's user data folder (see core.journal.sessions_root)
+    sessions_dir: str = ""  # empty: the platform's user data folder (see core.session.journal.sessions_root)
     working_budget: int = 128_000
     context_trigger: float = 0.8
     context_target: float = 0.5

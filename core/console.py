@@ -1,4 +1,4 @@
-"""UTF-8 everywhere: console streams, piped stdin, and command-line arguments.
+"""UTF-8 everywhere: console streams, command output and command-line arguments.
 
 Windows pipes default to the ANSI code page (cp1252), which turns Chinese into mojibake both ways;
 POSIX turns undecodable argv/stdin bytes into lone surrogates, which `json.dumps` then refuses to
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import codecs
 import io
-import os
 import re
 import sys
 from functools import lru_cache
@@ -145,16 +144,6 @@ def clean_text(text: str) -> str:
         return text.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace")
 
 
-def read_piped_stdin() -> str:
-    """All of stdin as text: bytes decoded as UTF-8 with replacement (a BOM is dropped)."""
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-    return data.decode("utf-8", errors="replace").lstrip("\ufeff")
-
-
-def stdin_is_interactive() -> bool:
-    return is_terminal(sys.stdin)
-
-
 def is_terminal(stream: Any) -> bool:
     """A person is at the other end: a console or tty, or the pipe Git Bash's mintty (Cygwin/MSYS
     ptys) gives a Windows program, where `isatty()` says no and every question would be refused."""
@@ -186,39 +175,3 @@ def _pipe_name(stream: Any) -> str | None:
         return None
     length = int.from_bytes(buffer.raw[:4], "little")
     return buffer.raw[4:4 + min(length, size - 4)].decode("utf-16-le", errors="replace")
-
-
-def read_line(prompt: str = "") -> str | None:
-    """One line from the user; None at end of input. Piped lines are decoded as UTF-8.
-
-    In a terminal, line editing and history come from the readline module where it exists; the
-    prompt then goes through `input()` so that editing redraws it correctly."""
-    if stdin_is_interactive():
-        with_readline = sys.stdout.isatty() and _readline()
-        if prompt and not with_readline:
-            sys.stderr.write(prompt)
-            sys.stderr.flush()
-        try:
-            return clean_text(input(prompt if with_readline else ""))
-        except EOFError:
-            return None
-    if prompt:
-        sys.stderr.write(prompt)
-        sys.stderr.flush()
-    raw = sys.stdin.buffer.readline()
-    if not raw:
-        return None
-    return raw.decode("utf-8", errors="replace").rstrip("\r\n").lstrip("\ufeff")
-
-
-def _readline() -> bool:
-    try:
-        import readline  # noqa: F401 - importing it is what turns line editing on for input()
-    except ImportError:
-        return False
-    return True
-
-
-def use_color() -> bool:
-    """Colour on stderr only in a terminal, and never when NO_COLOR is set (no-color.org)."""
-    return not os.environ.get("NO_COLOR") and is_terminal(sys.stderr)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from core.commands import run_command
-from core.session import open_session
+from core.runtime.commands import run_command
+from core.runtime.open import open_session
 from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_checkpoints_edges import needs_git

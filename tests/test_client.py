@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.client import ResponsesClient
+from core.provider.client import ResponsesClient
 from tests.conftest import TEST_KEY, Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, encode_event, text_events
 

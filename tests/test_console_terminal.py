@@ -48,7 +48,7 @@ def test_a_mintty_pipe_counts_as_a_terminal(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_an_ordinary_pipe_is_not_a_terminal_on_this_platform() -> None:
     """The real query (GetFileInformationByHandleEx on Windows) on a plain pipe: no, and no crash."""
-    probe = "import sys; from core.console import stdin_is_interactive, use_color; " \
+    probe = "import sys; from ui.terminal import stdin_is_interactive, use_color; " \
             "print(stdin_is_interactive(), use_color())"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, input=b"", capture_output=True, timeout=60,
                           check=False)

@@ -17,7 +17,7 @@ from core.context import (
 )
 from core.context.index import JournalIndex
 from core.context.tokens import item_tokens, text_tokens
-from core.items import (
+from core.session.items import (
     AssistantMessage,
     FunctionCall,
     FunctionCallOutput,

@@ -9,7 +9,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from core.context import ContextManager, ContextSettings
-from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, Reasoning, UserMessage
+from core.session.items import (
+    AssistantMessage,
+    FunctionCall,
+    FunctionCallOutput,
+    Item,
+    Reasoning,
+    UserMessage,
+)
 
 TOOLS = ["read_file", "edit_file", "write_file", "run_shell", "search"]
 

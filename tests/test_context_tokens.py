@@ -9,13 +9,13 @@ from core.context import (
     ContextSettings,
     Prices,
     UsageTotals,
-    is_context_overflow,
     item_tokens,
     parse_prices,
     text_tokens,
 )
 from core.context.tokens import ITEM_OVERHEAD
-from core.items import FunctionCall, FunctionCallOutput, UserMessage
+from core.provider.overflow import is_context_overflow
+from core.session.items import FunctionCall, FunctionCallOutput, UserMessage
 
 
 def test_ascii_is_about_four_characters_a_token() -> None:

@@ -1,4 +1,4 @@
-"""The emit contract of core/events.py: lifecycle events, item ids, approvals as events answered
+"""The emit contract of core/protocol.py: lifecycle events, item ids, approvals as events answered
 through the session, the model-facing tool result, the session event and /context as data."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ import threading
 import time
 from pathlib import Path
 
-from core import events as ev
-from core.approvals import parse_decision
+from core import protocol as ev
+from core.agent.approvals import parse_decision
+from core.agent.loop import Agent
 from core.cancel import Cancel
-from core.commands import run_command
-from core.journal import Journal
-from core.loop import Agent
-from core.session import open_session
+from core.runtime.commands import run_command
+from core.runtime.open import open_session
+from core.session.journal import Journal
 from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 

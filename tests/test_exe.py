@@ -231,10 +231,8 @@ def test_modules_loaded_by_name_are_bundled(exe: Exe) -> None:
         return {f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)}
 
     wanted = names(rich._unicode_data) | names(pygments.lexers) | names(pygments.styles) | {"tui"}
-    tuikit = ROOT / "tuikit"
-    if tuikit.is_dir():
-        wanted |= {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-                   for p in tuikit.rglob("*.py")}
+    wanted |= {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+               for p in (ROOT / "ui").rglob("*.py")}
     bundled = set(_archive(exe)["modules"])
     assert len(wanted) > 300 and not sorted(wanted - bundled)
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from core.items import AssistantMessage, UserMessage
-from core.journal import Journal, Loaded, load
-from core.request import build_body
+from core.provider.request import build_body
+from core.session.items import AssistantMessage, UserMessage
+from core.session.journal import Journal, Loaded, load
 from tests import test_sessions
 from tests.conftest import TEST_KEY, make_settings
 from tests.sse_server import Reply, call_events, completed, encode_event, text_events

@@ -1,4 +1,4 @@
-"""Ctrl-C and Ctrl-Break in the plain front ends (core/interrupts.py), at the handler: the end-to-end
+"""Ctrl-C and Ctrl-Break in the plain front ends (ui/plain/interrupts.py), at the handler: the end-to-end
 presses are in tests/test_sessions.py (SIGINT on POSIX, a console event under wine; wine cannot
 raise Ctrl-Break, so that press is checked here)."""
 
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from core.cancel import Cancel
-from core.interrupts import CTRL_BREAK_EVENT, CTRL_C_EVENT, InterruptHandler
+from ui.plain.interrupts import CTRL_BREAK_EVENT, CTRL_C_EVENT, InterruptHandler
 
 
 def test_a_press_during_a_turn_cancels_it_and_a_second_one_does_not() -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.assembler import TurnAssembler, TurnResult
-from core.errors import from_http
-from core.sse import iter_events
+from core.provider.assembler import TurnAssembler, TurnResult
+from core.provider.errors import from_http
+from core.provider.sse import iter_events
 from tests.sse_server import Reply, ScriptedServer
 
 LLAMA = Path(__file__).parent / "fixtures" / "llama"
@@ -77,7 +77,7 @@ def test_http_errors_with_numeric_codes() -> None:
 
 
 def test_the_real_failed_stream_through_the_client_is_not_a_crash(tmp_path: Path) -> None:
-    from core.client import ResponsesClient
+    from core.provider.client import ResponsesClient
     from tests.conftest import Recorder, make_settings
 
     raw = (LLAMA / "qwen-unparsable-output-stream.sse").read_bytes()

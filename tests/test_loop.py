@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from core.agent.loop import Agent
 from core.context import SUMMARY_MARK
-from core.items import FunctionCall, FunctionCallOutput
-from core.journal import Journal, load
-from core.loop import Agent
+from core.session.items import FunctionCall, FunctionCallOutput
+from core.session.journal import Journal, load
 from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 

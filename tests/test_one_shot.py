@@ -207,7 +207,7 @@ def test_plain_and_one_shot_never_import_rich_or_prompt_toolkit(tmp_path: Path) 
         done = run_agent(["--one", "hi"], server.url, tmp_path, env={"PYTHONPATH": str(blocker)})
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode() == "works without them\n"
-    probe = ("import sys, agent, core.plain, core.loop, core.session, core.commands; "
+    probe = ("import sys, agent, ui.plain.repl, core.agent.loop, core.runtime.open, core.runtime.commands; "
              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit')))")
     listed = subprocess.run([sys.executable, "-c", probe], cwd=AGENT.parent, capture_output=True, text=True,
                             check=True).stdout.strip()

@@ -83,7 +83,7 @@ def test_the_installed_command_runs_outside_the_checkout(wheel: Path, tmp_path: 
     version = subprocess.run([str(env_dir / "bin" / "deepseek-agent"), "--version"], capture_output=True,
                              text=True, cwd=elsewhere, env=environ, check=False)
     assert version.returncode == 0 and version.stdout.strip() == f"deepseek-agent {__version__}", version.stderr
-    imports = "import core.loop, core.session, core.prune.cli, core.tools.search, core.context; print(core.__file__)"
+    imports = "import core.agent.loop, core.runtime.open, ui.prune_cli, core.tools.search, core.context; print(core.__file__)"
     where = subprocess.run([str(python), "-c", imports], capture_output=True, text=True, cwd=elsewhere,
                            env=environ, check=False)
     assert where.returncode == 0, where.stderr

@@ -6,12 +6,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from core.agent.loop import Agent
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
 from core.context.tokens import text_tokens
-from core.journal import Journal
-from core.loop import Agent
 from core.prune.archive import OutputArchive
+from core.session.journal import Journal
 from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 

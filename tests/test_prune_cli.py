@@ -1,4 +1,4 @@
-"""The standalone command: `python -m core.prune.cli` (what `agent.py prune` calls)."""
+"""The standalone command: `python -m ui.prune_cli` (what `agent.py prune` calls)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from core.prune.cli import main
+from ui.prune_cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "core.prune.cli", *args], input=stdin, cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "ui.prune_cli", *args], input=stdin, cwd=ROOT,
                           capture_output=True, check=False, timeout=60)
 
 
@@ -30,7 +30,7 @@ def test_stdin_form_prunes_and_exits_zero() -> None:
 
 
 def test_stdin_form_writes_utf8_whatever_the_locale() -> None:
-    proc = subprocess.run([sys.executable, "-m", "core.prune.cli", "--stdin", "--exit-code", "1"],
+    proc = subprocess.run([sys.executable, "-m", "ui.prune_cli", "--stdin", "--exit-code", "1"],
                           input="✖ 3 problems — ünïcode\n".encode(), cwd=ROOT, capture_output=True,
                           env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "PYTHONIOENCODING": "ascii"}, check=False)
     assert proc.returncode == 0

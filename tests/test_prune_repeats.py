@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.agent.loop import Agent
 from core.context.repeats import fingerprint, judge_repeat
-from core.items import FunctionCall, FunctionCallOutput, Item, UserMessage
-from core.journal import Journal
-from core.loop import Agent
 from core.prune.archive import OutputArchive
+from core.session.items import FunctionCall, FunctionCallOutput, Item, UserMessage
+from core.session.journal import Journal
 from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_one_shot import native, run_agent

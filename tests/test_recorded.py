@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from core.assembler import TurnAssembler
-from core.items import AssistantMessage, FunctionCall, Reasoning
-from core.sse import iter_events
+from core.provider.assembler import TurnAssembler
+from core.provider.sse import iter_events
+from core.session.items import AssistantMessage, FunctionCall, Reasoning
 from tests.conftest import Recorder
 
 RECORDED = Path(__file__).parent / "fixtures" / "recorded"

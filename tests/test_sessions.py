@@ -14,11 +14,18 @@ from pathlib import Path
 
 import pytest
 
+from core.agent.loop import Agent
 from core.cancel import Cancel
-from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Reasoning, UserMessage, to_record
-from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError, list_sessions, load, sessions_root
-from core.loop import Agent
-from core.request import build_body
+from core.provider.request import build_body
+from core.session.items import (
+    AssistantMessage,
+    FunctionCall,
+    FunctionCallOutput,
+    Reasoning,
+    UserMessage,
+    to_record,
+)
+from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError, list_sessions, load, sessions_root
 from tests.conftest import TEST_KEY, Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_one_shot import AGENT, run_agent
@@ -324,7 +331,7 @@ def test_cancel_while_waiting_for_the_response_headers_is_immediate(tmp_path: Pa
 
 
 def test_a_cancelled_token_sends_no_request(tmp_path: Path) -> None:
-    from core.client import ResponsesClient
+    from core.provider.client import ResponsesClient
 
     with ScriptedServer([Reply(text_events("x"))]) as server:
         cancel = Cancel()
@@ -337,12 +344,12 @@ def test_a_cancelled_token_sends_no_request(tmp_path: Path) -> None:
 
 def test_a_second_ctrl_c_during_a_tool_still_leaves_every_call_answered(tmp_path: Path,
                                                                         monkeypatch) -> None:
-    import core.loop
+    import core.agent.loop
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(core.loop, "run_tool", interrupted)
+    monkeypatch.setattr(core.agent.loop, "run_tool", interrupted)
     recorder = Recorder()
     with ScriptedServer([Reply(call_events([("list_files", {}), ("list_files", {"path": "x"})]))]) as server:
         agent = _agent(server, tmp_path, recorder)
@@ -361,7 +368,7 @@ def test_resume_keeps_the_session_cost_and_names_ambiguous_prefixes(tmp_path: Pa
         common = next(first[:n] for n in range(len(first), 0, -1) if second.startswith(first[:n]))
         done = run_agent(["--resume", common, "--one", "x"], server.url, tmp_path)
         assert done.returncode == 2 and "matches 2 sessions" in done.stderr.decode()
-        from core.session import open_session
+        from core.runtime.open import open_session
 
         session = open_session(make_settings(server.url, tmp_path), Recorder(), tmp_path / "ws",
                                lambda w, y: None, resume_latest=True)
@@ -379,7 +386,7 @@ def test_an_unwritable_sessions_folder_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: Path) -> None:
-    from core.session import open_session
+    from core.runtime.open import open_session
 
     command, beat = _tree(tmp_path, wait=False)
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok"))]

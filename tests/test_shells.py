@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.prompt import build_instructions
+from core.agent.prompt import build_instructions
 from core.tools.shells import MAX_INLINE_CHARS, Shell, answers, choose, detect_shell, windows_candidates
 from tests.test_one_shot import native
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.sse import EventTooLarge, SSEDecoder, iter_events
+from core.provider.sse import EventTooLarge, SSEDecoder, iter_events
 
 STREAM = (b'event: response.created\r\ndata: {"a":1}\r\n\r\n'
           b": keep-alive\n\n"

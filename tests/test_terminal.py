@@ -182,7 +182,7 @@ def test_first_run_asks_for_the_key_and_saves_it_privately(tmp_path: Path, works
 
 def _app_copy(tmp_path: Path) -> Path:
     app = tmp_path / "app"
-    for package in ("core", "tuikit"):
+    for package in ("core", "ui"):
         shutil.copytree(ROOT / package, app / package, ignore=shutil.ignore_patterns("__pycache__"))
     for module in ("agent.py", "tui.py"):
         shutil.copy(ROOT / module, app / module)
@@ -282,7 +282,7 @@ def test_tui_first_run_asks_for_the_key_in_a_masked_field(tmp_path: Path, worksp
 CRASHING = """
 import sys
 sys.path.insert(0, {root!r})
-import tuikit.blocks as blocks
+import ui.tui.blocks as blocks
 render = blocks.UserBlock.render
 def broken(self, width):
     if "crash now" in self.text:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from core.cancel import Cancel
+from core.credentials import is_credential_path
 from core.tools.base import Tool, ToolContext, ToolError, params, parse_arguments
 from core.tools.files import edit_file, list_files, read_file, write_file
-from core.tools.safety import destructive_reason, is_credential_path
+from core.tools.safety import destructive_reason
 from core.tools.search import search
 from core.tools.workspace import OutsideWorkspace, Workspace
 from tests.conftest import make_settings, require_symlinks

@@ -297,7 +297,7 @@ def test_export_and_copy_write_the_conversation(tmp_path: Path, command: str) ->
 
 
 def test_an_event_that_cannot_be_drawn_is_logged_and_the_session_goes_on(tmp_path: Path, monkeypatch) -> None:
-    from tuikit.state import View
+    from ui.tui.state import View
 
     def broken(self: View, data: dict) -> None:
         raise RuntimeError("cannot draw this reasoning")

@@ -9,13 +9,13 @@ import threading
 
 from rich.markdown import Markdown
 
-from tuikit import markdown as md
-from tuikit.blocks import GLYPHS, AnswerBlock, CommandBlock, ToolBlock, ToolState, use_ascii
-from tuikit.inputbox import Pastes
-from tuikit.render import RENDERER, plain, safe
-from tuikit.state import EventPump, Status, View
-from tuikit.status import status_fragments
-from tuikit.transcript import Transcript
+from ui.tui import markdown as md
+from ui.tui.blocks import GLYPHS, AnswerBlock, CommandBlock, ToolBlock, ToolState, use_ascii
+from ui.tui.inputbox import Pastes
+from ui.tui.render import RENDERER, plain, safe
+from ui.tui.state import EventPump, Status, View
+from ui.tui.status import status_fragments
+from ui.tui.transcript import Transcript
 
 DOC = ("# Title\n\nIntro with **bold** and `code`.\n\n1. one\n2. two\n\n```python\nx = 1\n\ny = 2\n```\n\n"
        "| a | b |\n|---|---|\n| 1 | 2 |\n\nSetext\n======\n\n> quoted\n> text\n\nlast paragraph\n")

@@ -21,9 +21,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from agent import parse_args
-from core.session import open_session
+from core.runtime.open import open_session
 from tests.conftest import make_settings
-from tuikit.app import AgentApp, create
+from ui.tui.app import AgentApp, create
 
 
 class Harness:

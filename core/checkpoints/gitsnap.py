@@ -30,8 +30,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.credentials import is_credential_path
 from core.secrets import scrub_env
-from core.tools.safety import is_credential_path
 
 MAX_FILE_BYTES = 20 * 1024 * 1024  # bigger untracked or changed files are not snapshotted (nor credentials)
 FAST_IMPORT_FROM = 200  # files to hash at once from which one pack beats loose objects

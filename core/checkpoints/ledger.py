@@ -29,9 +29,9 @@ from core.checkpoints import scan as scanning
 from core.checkpoints.diff import unified
 from core.checkpoints.gitsnap import IGNORED, GitError, GitSnapshots, Snapshot
 from core.checkpoints.store import BlobStore, digest
-from core.events import Emit
+from core.credentials import is_credential_path
 from core.private import make_folder
-from core.tools.safety import is_credential_path
+from core.protocol import Emit
 
 UNKNOWN = "?"  # a previous content the agent does not have
 OUTSIDE_GIT = "{} by a command outside git, where its previous content cannot be kept"

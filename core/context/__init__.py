@@ -36,15 +36,16 @@ without a summary. After three failures automatic compaction stops trying and dr
 decisions are keyed by position and replayed each turn; another list starts the manager over.
 """
 
+from core.prices import DEFAULT_PRICES, Prices, parse_prices
+
 from .cap import cap_result
 from .compact import SUMMARY_PROMPT, CompactionCancelled, Summarizer
 from .manager import ContextManager, Shaped
-from .overflow import is_context_overflow
 from .placeholders import LEDGER_MARK, SUMMARY_MARK
 from .repeats import Repeat, judge_repeat
 from .settings import ContextSettings
 from .tokens import item_tokens, text_tokens
-from .usage import DEFAULT_PRICES, Prices, UsageTotals, parse_prices
+from .usage import UsageTotals
 
 __all__ = [
     "DEFAULT_PRICES",
@@ -60,7 +61,6 @@ __all__ = [
     "Summarizer",
     "UsageTotals",
     "cap_result",
-    "is_context_overflow",
     "item_tokens",
     "judge_repeat",
     "parse_prices",

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from ..items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, Reasoning, Summary, UserMessage
+from ..session.items import (
+    AssistantMessage,
+    FunctionCall,
+    FunctionCallOutput,
+    Item,
+    Reasoning,
+    Summary,
+    UserMessage,
+)
 from .placeholders import LEDGER_MARK
 from .tokens import item_tokens, text_tokens
 

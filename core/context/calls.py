@@ -12,7 +12,7 @@ import re
 import shlex
 from typing import Any
 
-from ..items import FunctionCall
+from ..session.items import FunctionCall
 
 MUTATING_TOOLS = frozenset({"write_file", "edit_file"})
 SHELL_TOOL = "run_shell"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..items import FunctionCall, FunctionCallOutput
+from ..session.items import FunctionCall, FunctionCallOutput
 from .calls import arguments
 from .placeholders import cleared
 from .plan import Action, Pass

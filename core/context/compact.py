@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..items import Item, Summary
+from ..session.items import Item, Summary
 from .cap import cut_middle
 from .placeholders import SUMMARY_MARK
 

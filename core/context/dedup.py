@@ -7,7 +7,7 @@ between (the index records which reads qualify as they arrive).
 
 from __future__ import annotations
 
-from ..items import FunctionCallOutput
+from ..session.items import FunctionCallOutput
 from .placeholders import superseded
 from .plan import Action, Pass
 

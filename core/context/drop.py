@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..items import Item
+from ..session.items import Item
 from .compact import MAX_FAILURES, CompactionCancelled, Compactor
 from .ledger import build_ledger
 from .pinned import pin_users

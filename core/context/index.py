@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..items import FunctionCall, FunctionCallOutput, Item
+from ..session.items import FunctionCall, FunctionCallOutput, Item
 from .calls import MUTATING_TOOLS
 from .tokens import item_tokens
 

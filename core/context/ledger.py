@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..items import AssistantMessage, FunctionCall, Item, UserMessage
+from ..session.items import AssistantMessage, FunctionCall, Item, UserMessage
 from .index import JournalIndex
 from .placeholders import LEDGER_MARK, short
 

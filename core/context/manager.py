@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from ..items import FunctionCallOutput, Item, UserMessage
+from ..session.items import FunctionCallOutput, Item, UserMessage
 from .breakdown import breakdown
 from .clear import clear_old_results, results_can_reach_goal
 from .compact import CompactionCancelled, Compactor, Summarizer

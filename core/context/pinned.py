@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..items import UserMessage
+from ..session.items import UserMessage
 from .cap import cut_middle
 from .plan import Costed, Pass
 from .tokens import item_tokens

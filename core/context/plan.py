@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..items import Item
+from ..session.items import Item
 from .index import JournalIndex
 from .tokens import item_tokens
 

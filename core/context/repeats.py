@@ -15,7 +15,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from ..items import FunctionCall, FunctionCallOutput, Item, UserMessage
+from ..session.items import FunctionCall, FunctionCallOutput, Item, UserMessage
 from .calls import call_key
 
 STUCK_AFTER = 3  # the same failing output this many times in a row stops the task

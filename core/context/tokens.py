@@ -8,7 +8,7 @@ of the last request.
 
 from __future__ import annotations
 
-from ..items import FunctionCall, FunctionCallOutput, Item, Reasoning
+from ..session.items import FunctionCall, FunctionCallOutput, Item, Reasoning
 
 ITEM_OVERHEAD = 8  # JSON keys, role and type markers around one input item
 _MIN_RATIO, _MAX_RATIO = 0.25, 4.0

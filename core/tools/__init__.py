@@ -10,8 +10,8 @@ import json
 import time
 from typing import Any
 
-from core import events as ev
-from core.items import FunctionCall, FunctionCallOutput
+from core import protocol as ev
+from core.session.items import FunctionCall, FunctionCallOutput
 from core.tools.base import Tool, ToolContext, ToolError, ToolResult, params, parse_arguments
 from core.tools.files import edit_file, list_files, read_file, write_file
 from core.tools.output import read_output

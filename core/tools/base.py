@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.cancel import Cancel
 from core.config import Settings
-from core.events import Emit
+from core.protocol import Emit
 from core.prune.archive import OutputArchive
 from core.tools.workspace import Workspace
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from core.credentials import is_credential_path
 from core.tools.base import ToolContext, ToolError, ToolResult
-from core.tools.safety import is_credential_path
 from core.tools.workspace import OutsideWorkspace, resolve_path
 
 DEFAULT_READ_LINES = 2000

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from core import events as ev
+from core import protocol as ev
 from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
 from core.prune import prune

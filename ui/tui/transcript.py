@@ -13,8 +13,8 @@ import bisect
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from tuikit.blocks import Block
-from tuikit.render import Fragments
+from ui.tui.blocks import Block
+from ui.tui.render import Fragments
 
 
 class Transcript(UIControl):

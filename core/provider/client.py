@@ -19,14 +19,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from core import __version__
-from core import events as ev
-from core._httpx import httpx
-from core.assembler import TurnAssembler, TurnResult
+from core import protocol as ev
 from core.cancel import Cancel
 from core.config import Settings, is_loopback
-from core.errors import ApiError, from_connect, from_http
-from core.events import Emit
-from core.sse import EventTooLarge, ServerEvent, SSEDecoder
+from core.protocol import Emit
+from core.provider._httpx import httpx
+from core.provider.assembler import TurnAssembler, TurnResult
+from core.provider.errors import ApiError, from_connect, from_http
+from core.provider.sse import EventTooLarge, ServerEvent, SSEDecoder
 
 MAX_RETRY_AFTER = 120.0  # a server asking for a longer pause is not worth waiting for in a session
 MAX_BACKOFF = 30.0
@@ -143,7 +143,7 @@ class ResponsesClient:
         except httpx.TransportError as exc:
             if cancel.cancelled:
                 return None
-            if isinstance(exc, httpx.ConnectError):  # not yet connected: the cause decides (core.errors)
+            if isinstance(exc, httpx.ConnectError):  # not yet connected: the cause decides (core.provider.errors)
                 return from_connect(exc, self.settings)
             return ApiError(f"The connection failed ({_describe(exc)})", kind="network", retryable=True)
         except httpx.StreamError as exc:

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core import events as ev
+from core import protocol as ev
 from core.cancel import Cancel
-from core.events import Emit
-from core.items import FunctionCall
+from core.protocol import Emit
+from core.session.items import FunctionCall
 from core.tools.base import Approve
 
 

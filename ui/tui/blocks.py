@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 
-from tuikit.markdown import MarkdownStream
-from tuikit.render import RENDERER, Fragments, safe
+from ui.tui.markdown import MarkdownStream
+from ui.tui.render import RENDERER, Fragments, safe
 
 UNICODE_GLYPHS = {"bullet": "●", "user": "›", "gutter": "│", "fold": "▸", "unfold": "▾", "ok": "✓", "fail": "✗",
                   "warn": "!", "retry": "⟳", "more": "…"}

@@ -16,15 +16,15 @@ from contextlib import nullcontext
 from typing import Any, TextIO
 
 from core import __version__
-from core.approvals import DECISIONS, compact_action, parse_decision
+from core.agent.approvals import DECISIONS, compact_action, parse_decision
 from core.cancel import Cancel
-from core.commands import run_command
-from core.console import read_line
-from core.interrupts import InterruptHandler
+from core.runtime.commands import run_command
+from core.runtime.open import Session
 from core.sanitize import shown
 from core.secrets import Redactor
-from core.session import Session
 from core.tools.base import Approve
+from ui.plain.interrupts import InterruptHandler
+from ui.terminal import read_line
 
 DIM, RED, YELLOW, CYAN, RESET = "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
 PREVIEW_LINES = 4
@@ -226,7 +226,7 @@ def _columns(stream: TextIO) -> int:
 
 
 class TerminalApprover:
-    """Asks in the terminal, with the numbering every front end uses (core/approvals.py).
+    """Asks in the terminal, with the numbering every front end uses (core/agent/approvals.py).
 
     The question shows the action exactly as it will run, through the one sanitiser: secrets
     redacted, escape sequences made visible (they cannot erase it and draw another), every line

@@ -8,8 +8,8 @@ import time
 
 from prompt_toolkit.utils import get_cwidth
 
-from tuikit.render import Fragments
-from tuikit.state import Status
+from ui.tui.render import Fragments
+from ui.tui.state import Status
 
 
 def _k(n: int) -> str:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.agent.loop import Agent
 from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
-from core.events import Emit
-from core.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
-from core.loop import Agent
+from core.protocol import Emit
 from core.prune.archive import OutputArchive
 from core.sanitize import defuse
 from core.secrets import Redactor
+from core.session.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
 from core.tools.base import Approve
 from core.tools.shell import kill_lingering
 

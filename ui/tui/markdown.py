@@ -13,7 +13,7 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from tuikit.render import RENDERER, Fragments
+from ui.tui.render import RENDERER, Fragments
 
 TAIL_INTERVAL = 0.05  # seconds between re-renders of the open tail (≤ 20 a second)
 

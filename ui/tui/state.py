@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tuikit.blocks import (
+from ui.tui.blocks import (
     AnswerBlock,
     BannerBlock,
     Block,
@@ -26,8 +26,8 @@ from tuikit.blocks import (
     ToolState,
     UserBlock,
 )
-from tuikit.render import safe
-from tuikit.transcript import Transcript
+from ui.tui.render import safe
+from ui.tui.transcript import Transcript
 
 _STAMP = re.compile(r"\[pruned ([\d,]+) → ([\d,]+) chars")
 

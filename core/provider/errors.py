@@ -8,7 +8,7 @@ import socket
 import ssl
 from typing import TYPE_CHECKING, Any
 
-from core.context.overflow import is_context_overflow
+from core.provider.overflow import is_context_overflow
 
 if TYPE_CHECKING:
     from core.config import Settings

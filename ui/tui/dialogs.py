@@ -14,8 +14,8 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.widgets import Frame, TextArea
 
-from core.approvals import DECISIONS, compact_action, parse_decision
-from tuikit.render import safe
+from core.agent.approvals import DECISIONS, compact_action, parse_decision
+from ui.tui.render import safe
 
 Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from core.cancel import Cancel
 from core.checkpoints.commands import diff_text, undo_text
-from core.journal import JournalError
-from core.session import Session, SessionNotFound, format_sessions, open_session
+from core.runtime.open import Session, SessionNotFound, format_sessions, open_session
+from core.session.journal import JournalError
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.config import Settings
-from core.items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, Reasoning
+from core.session.items import AssistantMessage, FunctionCall, FunctionCallOutput, Item, Reasoning
 
 _MODEL_SIDE = (Reasoning, AssistantMessage, FunctionCall)
 

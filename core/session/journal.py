@@ -19,10 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from core.items import FunctionCall, FunctionCallOutput, Item, UserMessage, item_from_record, to_record
-from core.lock import FileLock, Locked
 from core.private import make_folder, open_file
 from core.secrets import Redactor
+from core.session.items import (
+    FunctionCall,
+    FunctionCallOutput,
+    Item,
+    UserMessage,
+    item_from_record,
+    to_record,
+)
+from core.session.lock import FileLock, Locked
 
 JOURNAL_NAME = "journal.jsonl"
 FORMAT_VERSION = 1

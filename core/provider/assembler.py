@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import events as ev
-from core.errors import ApiError, from_stream
-from core.events import Emit
-from core.items import AssistantMessage, FunctionCall, Item, Reasoning
+from core import protocol as ev
+from core.protocol import Emit
+from core.provider.errors import ApiError, from_stream
+from core.session.items import AssistantMessage, FunctionCall, Item, Reasoning
 
 
 @dataclass
@@ -47,7 +47,7 @@ class Usage:
 class TurnResult:
     """What one model response produced.
 
-    `status` (the vocabulary of core/events.py): "ok", "incomplete" (cut off by the server; see
+    `status` (the vocabulary of core/protocol.py): "ok", "incomplete" (cut off by the server; see
     `incomplete_reason`), "error" (see `error`) or "aborted" (the user interrupted). `items` are in replay order:
     reasoning, then text, then function calls. `emitted` tells whether anything reached the user.
     """

@@ -11,12 +11,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from core import events as ev
-from core.approvals import Approvals
-from core.assembler import TurnResult, Usage
+from core import protocol as ev
+from core.agent.approvals import Approvals
+from core.agent.prompt import build_instructions
 from core.cancel import Cancel
 from core.checkpoints import Checkpoints
-from core.client import ResponsesClient
 from core.config import Settings
 from core.console import clean_text
 from core.context import (
@@ -32,9 +31,14 @@ from core.context import (
 )
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
-from core.errors import ApiError
-from core.events import Emit
-from core.items import (
+from core.protocol import Emit
+from core.provider.assembler import TurnResult, Usage
+from core.provider.client import ResponsesClient
+from core.provider.errors import ApiError
+from core.provider.request import build_body
+from core.prune.archive import OutputArchive
+from core.secrets import Redactor
+from core.session.items import (
     AssistantMessage,
     FunctionCall,
     FunctionCallOutput,
@@ -44,11 +48,7 @@ from core.items import (
     UserMessage,
     to_record,
 )
-from core.journal import INTERRUPTED_OUTPUT, Journal, JournalError
-from core.prompt import build_instructions
-from core.prune.archive import OutputArchive
-from core.request import build_body
-from core.secrets import Redactor
+from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError
 from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.base import Approve
 from core.tools.workspace import Workspace
@@ -343,7 +343,7 @@ class _HeldToolEvent:
 
 
 def display_history(items: list[Item]) -> list[dict]:
-    """The history as `session` event entries (see core/events.py), calls joined with their outputs."""
+    """The history as `session` event entries (see core/protocol.py), calls joined with their outputs."""
     outputs = {i.call_id: i for i in items if isinstance(i, FunctionCallOutput)}
     entries: list[dict] = []
     for item in items:

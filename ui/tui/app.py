@@ -30,14 +30,14 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar, TextArea
 
 from core.cancel import Cancel
-from core.commands import COMMANDS, Reply, run_command
-from tuikit import clipboard
-from tuikit.blocks import AnswerBlock, ReasoningBlock, ToolBlock, UserBlock
-from tuikit.dialogs import ApprovalDialog
-from tuikit.inputbox import Pastes, completer, history
-from tuikit.state import EventPump, View
-from tuikit.status import status_fragments
-from tuikit.transcript import Transcript
+from core.runtime.commands import COMMANDS, Reply, run_command
+from ui.tui import clipboard
+from ui.tui.blocks import AnswerBlock, ReasoningBlock, ToolBlock, UserBlock
+from ui.tui.dialogs import ApprovalDialog
+from ui.tui.inputbox import Pastes, completer, history
+from ui.tui.state import EventPump, View
+from ui.tui.status import status_fragments
+from ui.tui.transcript import Transcript
 
 TUI_COMMANDS = {
     "/copy": "copy the last answer (terminal and system clipboard, and a file)",

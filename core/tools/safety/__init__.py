@@ -1,0 +1,180 @@
+"""Which commands and writes need the user's yes before they run.
+
+Judged on the parsed command (`core.tools.cmdline`), not on its text: the argv after quoting and
+known expansions (including variables set earlier in the line by `X=`, `export`, `declare`, `printf -v`,
+and symlinks made earlier by `ln -s`), looking through `sudo`, `env`, `flock`, `xargs`, `find -exec`,
+`sh -c`, `eval`, functions and interpreter one-liners. Asked about:
+
+- a delete, move, overwrite, in-place edit (`sed -i`, `perl -pi`), truncate or recursive permission
+  change whose target is outside the workspace, is the workspace itself or a folder holding it (the
+  system temp folder's contents and `/dev/null` are scratch space);
+- a delete or move of the repository's history (`.git`, its objects, refs, logs);
+- git commands that discard uncommitted work, rewrite history or destroy remote refs;
+- disk and filesystem tools, raw device writes, shutdown, irrecoverable wipes, writes to credential
+  files;
+- what cannot be judged before it runs: a target or command name known only at run time, text
+  piped into a shell, `eval` of something computed, an interpreter one-liner that deletes or spawns.
+
+This is a guard rail against mistakes, not a sandbox: commands run with the user's rights, and
+`--yes` approves everything. Fails closed: when nobody can answer (`--one` without `--yes`, piped
+input), the action is refused and the model is told why, so it can choose a safer way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from core.tools.cmdline import PARSERS, VAR, Simple, Unparsed, Word
+from core.tools.safety.posix import _DECLARERS, _HANDLERS, _WRAPPERS_AFTER_OPERAND, _declare, _env, _parallel
+from core.tools.safety.state import (
+    _FORK_BOMB,
+    _PS_DELETE,
+    _PS_MOVE,
+    _WRAPPERS_WITH_ARGS,
+    _XARGS_ARGS,
+    MAX_DEPTH,
+    _nested,
+    _State,
+)
+from core.tools.safety.targets import (
+    _after_equals,
+    _assignment,
+    _change_dir,
+    _command_name,
+    _loop_variable,
+    _skip_options,
+    _target,
+    _unknown_args,
+    _value,
+)
+from core.tools.safety.windows import _windows_command
+from core.tools.shells import detect_shell
+
+__all__ = ["destructive_reason"]
+
+
+def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
+    """Why this shell command needs approval, or None when it does not.
+
+    `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's)."""
+    root = Path(workspace or Path.cwd()).resolve()
+    state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=dict(os.environ),
+                   script=_script, argv=_argv)
+    if _FORK_BOMB.search(command):
+        return "fork bomb"
+    return _script(command, dialect or _platform_dialect(), state)
+
+
+def _platform_dialect() -> str:
+    return "powershell" if "PowerShell" in detect_shell().dialect else "posix"
+
+
+def _script(text: str, dialect: str, state: _State) -> str | None:
+    if state.depth > MAX_DEPTH:
+        return "nested too deeply to judge before it runs"
+    try:
+        commands = PARSERS[dialect](text)
+    except Unparsed as exc:
+        return f"cannot be parsed ({exc}), so it cannot be judged before it runs"
+    state.depth += 1
+    try:
+        previous: Simple | None = None
+        for simple in commands:
+            state.upstream = previous if simple.piped else None
+            why = _simple(simple, state)
+            if why:
+                return why
+            previous = simple
+    finally:
+        state.depth -= 1
+    return None
+
+
+def _simple(cmd: Simple, state: _State) -> str | None:
+    state.dialect = cmd.dialect
+    for body in cmd.substitutions:
+        why = _script(body, "powershell" if cmd.dialect == "powershell" else "posix", _nested(state))
+        if why:
+            return why
+    for op, target in cmd.redirects:
+        if op in (">&", "<&") or (target.literal or "").lstrip("-").isdigit() or op.startswith("<"):
+            continue
+        why = _target("writes to", target, state, cmd.dialect, write=True)
+        if why:
+            return why
+    words = list(cmd.words)
+    prefix: dict[str, str | None] = {}
+    if cmd.dialect == "posix":
+        while words and _assignment(words[0]):  # NAME=value before a command, or on its own
+            name, _, _ = (words[0].parts[0][1]).partition("=")
+            value = _value(Word(_after_equals(words[0])), state)
+            if len(words) == 1:
+                state.variables[name] = value
+            else:
+                prefix[name] = value
+            words.pop(0)
+    if cmd.dialect == "powershell" and len(words) >= 2 and words[1].literal == "=" and words[0].parts[:1] \
+            and words[0].parts[0][0] == VAR:
+        state.variables[words[0].parts[0][1].lower()] = _value(words[2], state) if len(words) > 2 else "$null"
+        return None
+    if not words:
+        return None
+    if not prefix:
+        return _argv(words, cmd, state)
+    # `X=~ sh -c 'rm -rf "$X"'`: the command (and what it starts) sees X, the rest of the line does not
+    inner = _nested(state)
+    inner.depth = state.depth
+    inner.variables.update(prefix)
+    why = _argv(words, cmd, inner)
+    state.cwd = inner.cwd  # `X=1 cd /` still changes the folder
+    return why
+
+
+def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
+    name = _value(words[0], state)
+    if name is None:
+        return "runs a command whose name is only known when it runs"
+    base = _command_name(name, cmd.dialect)
+    args = words[1:]
+    if base in _WRAPPERS_WITH_ARGS:
+        return _argv(_skip_options(args, _WRAPPERS_WITH_ARGS[base]), cmd, state) if args else None
+    if base == "env":
+        return _env(args, cmd, state)
+    if base in _WRAPPERS_AFTER_OPERAND:  # flock LOCKFILE command..., chroot NEWROOT command...
+        rest = _skip_options(args, _WRAPPERS_AFTER_OPERAND[base])
+        return _argv(rest[1:], cmd, state) if len(rest) > 1 else None
+    if base == "parallel":
+        return _parallel(args, cmd, state)
+    if cmd.dialect == "posix" and base == "function":  # `function f { body; }`: the body is judged as if it ran
+        return _argv(args[1:], cmd, state) if len(args) > 1 else None
+    if cmd.dialect == "posix" and base in _DECLARERS:
+        _declare(base, args, state)
+        return None
+    if base == "xargs":
+        rest = _skip_options(args, _XARGS_ARGS)
+        if not rest:
+            return None
+        return _argv(rest, cmd, state) or _unknown_args(rest, cmd, state)
+    if base in ("cd", "pushd", "set-location", "sl", "chdir"):
+        _change_dir(args, state)
+        return None
+    if cmd.dialect == "posix" and base in ("for", "select") and len(args) > 2 and args[1].literal == "in":
+        _loop_variable(args[0].literal or "", args[2:], state)
+        return None
+    if cmd.dialect == "posix" and base in ("for", "read", "select"):
+        for word in args:
+            if (word.literal or "") in ("in", "do", ";"):
+                break
+            if word.literal and re.fullmatch(r"[A-Za-z_]\w*", word.literal):
+                state.variables[word.literal] = None
+        return None
+    handler = _HANDLERS.get(base)
+    if cmd.dialect == "powershell" and cmd.piped and (base in _PS_DELETE or base in _PS_MOVE):
+        handler = _windows_command  # `gci ~ | rm -r`: PowerShell's rm takes its paths from the pipeline
+    if handler is not None:
+        return handler(base, args, cmd, state)
+    if cmd.dialect != "posix":
+        return _windows_command(base, args, cmd, state)
+    return None

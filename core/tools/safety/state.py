@@ -1,0 +1,75 @@
+"""The judging state of one command line, and the command vocabularies every dialect shares."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.tools.cmdline import Simple, Word
+
+MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and asking)
+
+_FORK_BOMB = re.compile(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:")
+_DEVICE = re.compile(r"^/dev/(?:sd|nvme|hd|disk|mmcblk|vd|xvd|md|dm-|mapper/)")
+_HARMLESS_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "$null", "nul"}
+_WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*:|\\\\|//)")
+
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"}
+_INTERPRETERS = {"python": "-c", "python2": "-c", "python3": "-c", "py": "-c", "pypy": "-c", "pypy3": "-c",
+                 "node": "-e", "nodejs": "-e", "deno": "eval", "bun": "-e", "perl": "-e", "ruby": "-e",
+                 "php": "-r", "lua": "-e", "osascript": "-e"}
+_CODE_DANGER = re.compile(
+    r"rmtree|\bremove\s*\(|\bunlink|\brmdir|\brm\s*\(|rmSync|\brm_rf\b|\brm_r\b|FileUtils\.rm|File\.delete"
+    r"|\brename|\breplace\s*\(|shutil\.move|\bmove\s*\(|truncate|\bsystem\b|subprocess|Popen|\bspawn|execSync"
+    r"|child_process|\bexec\s*\(|\beval\s*\(|`|\bos\.exec|\bchmod|\bchown|Remove-Item|\bkill|\bqx\b"
+    r"|__import__|\bgetattr|write_text|write_bytes|writeFile|open\s*\([^)]*,\s*(?:mode\s*=\s*)?['\"][rbt]*[wax+]",
+    re.IGNORECASE)
+_WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its options that take a value
+    "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
+    "doas": {"-u", "-C"}, "nice": {"-n", "--adjustment"}, "nohup": set(), "time": {"-f", "-o"},
+    "timeout": {"-s", "-k", "--signal", "--kill-after"}, "command": set(), "exec": {"-a"}, "builtin": set(),
+    "stdbuf": {"-i", "-o", "-e"}, "ionice": {"-c", "-n", "-p"}, "chrt": set(), "setsid": set(),
+    "caffeinate": set(), "unbuffer": set(), "strace": {"-o", "-e", "-p"}, "watch": {"-n", "-d"},
+    "busybox": set(), "fakeroot": set(), "unshare": set(), "nsenter": {"-t", "--target"}, "npx": {"-p", "--package"},
+    "runuser": {"-u", "-g", "-G", "--user", "--group"}, "systemd-run": {"-p", "--property", "-u", "--unit", "-E",
+                                                                    "--setenv", "--uid", "--gid", "-M", "--machine"},
+    "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(),
+    "while": set(), "until": set(), "!": set(), "{": set(), "}": set(), "&": set(), ".": set(),
+}
+_XARGS_ARGS = {"-I", "-i", "-n", "-P", "-d", "-E", "-e", "-L", "-l", "-s", "-a", "--max-args", "--max-procs",
+               "--delimiter", "--arg-file", "--replace"}
+
+
+@dataclass
+class _State:
+    workspace: Path
+    cwd: Path | None
+    home: Path
+    env: dict[str, str]
+    variables: dict[str, str | None] = field(default_factory=dict)
+    depth: int = 0
+    dialect: str = "posix"
+    upstream: Simple | None = None  # the command whose output is piped into the one being judged
+    # Symlinks made earlier in this command line (link -> what it points to). Shared with nested
+    # shells: a link is on disk for every process, while variables and cwd are per process.
+    links: dict[Path, Path] = field(default_factory=dict)
+    # The gate's own entry points, so that the dialect handlers can judge nested code without
+    # importing the gate (which imports them).
+    script: Callable[[str, str, _State], str | None] = field(default=lambda *_: None, repr=False)
+    argv: Callable[[list[Word], Simple, _State], str | None] = field(default=lambda *_: None, repr=False)
+
+def _nested(state: _State) -> _State:
+    return _State(state.workspace, state.cwd, state.home, state.env, dict(state.variables), state.depth + 1,
+                  state.dialect, links=state.links,
+                  script=state.script, argv=state.argv)
+
+_DELETERS = {"rm", "rmdir", "unlink", "shred", "truncate", "mv", "srm", "wipe"}
+_PS_DELETE = {"remove-item", "rm", "del", "erase", "rd", "rmdir", "ri", "clear-content", "clc",
+              "clear-item", "cli", "remove-itemproperty", "rp"}
+_PS_MOVE = {"move-item", "mv", "move", "mi", "rename-item", "ren", "rni"}
+_PS_LISTERS = {"get-childitem", "gci", "ls", "dir", "get-item", "gi"}
+_PS_VALUE_PARAMS = {"path", "literalpath", "destination", "filter", "include", "exclude", "erroraction", "ea",
+                    "warningaction", "credential", "stream", "value", "encoding", "filepath", "itemtype", "name",
+                    "newname", "target", "argumentlist", "scriptblock", "computername", "depth"}
