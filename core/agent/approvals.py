@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,9 @@ class Approvals:
         self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
         self._allowed: set[tuple[str, str]] = set()
+        # Tools whose "always" covers every call of the tool, and is kept beyond the session:
+        # name -> what remembers it (the MCP tools; see core/mcp/tools.py).
+        self.always_for_tool: dict[str, Callable[[str], None]] = {}
 
     def gate(self, call: FunctionCall, cwd: str, cancel: Cancel) -> Approve:
         """The `Approve` a tool of this call gets."""
@@ -142,7 +146,7 @@ class Approvals:
     # -- one request ------------------------------------------------------------------------
     def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str) -> str | None:
         target = _target(call)
-        key = (call.name, target[0] or target[1] or what)
+        key = (call.name, "") if call.name in self.always_for_tool else (call.name, target[0] or target[1] or what)
         request_id = f"ap-{next(self._ids)}"
         if key in self._allowed:
             self._done(request_id, call, "once", "", "session")
@@ -177,6 +181,8 @@ class Approvals:
                 self._pending.pop(request_id, None)
         if pending.decision == "session":
             self._allowed.add(key)
+            if call.name in self.always_for_tool:
+                self.always_for_tool[call.name](call.name)
         self._done(request_id, call, pending.decision, pending.reason, by)
         if pending.decision in ("once", "session"):
             return None

@@ -99,7 +99,8 @@ class McpManager:
 
     # -- from the agent's threads --------------------------------------------------------------
     def start(self, names: list[str]) -> None:
-        """Start these servers in parallel; returns at once."""
+        """Start these servers (those not started yet) in parallel; returns at once."""
+        names = [name for name in names if self._servers[name].state == WAITING]
         if not names:
             return
         for name in names:
@@ -151,7 +152,14 @@ class McpManager:
             return f"{name} has not been allowed to start (it comes from the workspace's .mcp.json)."
         if not self._ensure_loop():
             return f"Cannot restart {name}: {self._loop_error}"
-        self._portal.call(self._restart, entry)
+        entry.settled.clear()
+        entry.auto_restarts = 0
+        if entry.running:
+            self._portal.call(self._restart_running, entry)
+        else:
+            entry.stopping = False
+            entry.state, entry.reason = STARTING, ""
+            self._portal.start_task_soon(self._run, entry)
         entry.settled.wait(entry.config.start_timeout + 5)
         return f"{name}: {state_line(entry.view())}"
 
@@ -328,18 +336,11 @@ class McpManager:
                                      "it is being restarted, try again in a moment") from None
             raise
 
-    async def _restart(self, server: _Server) -> None:
-        server.settled.clear()
-        server.auto_restarts = 0
-        if server.running:
-            server.restart_asked = True
-            server.state, server.reason = RESTARTING, "restarting, as asked"
-            if server.scope is not None:
-                server.scope.cancel()
-        else:
-            server.stopping = False
-            server.state, server.reason = STARTING, ""
-            self._portal.start_task_soon(self._run, server)
+    async def _restart_running(self, server: _Server) -> None:
+        server.restart_asked = True
+        server.state, server.reason = RESTARTING, "restarting, as asked"
+        if server.scope is not None:
+            server.scope.cancel()
 
     async def _stop_all(self) -> None:
         import anyio
