@@ -128,6 +128,7 @@ class Settings:
     prices: str = ""
     env_keep: str = ""  # AGENT_ENV_KEEP / AGENT_ENV_DROP: see core.secrets.EnvPolicy
     env_drop: str = ""
+    mcp_config: str = ""  # DEEPSEEK_MCP_CONFIG: one more mcp.json to read (see core.mcp.config)
     env_file: Path = field(default_factory=default_env_file)
     # Where each setting the user gave came from (attribute -> "the environment variable X", a file,
     # "the command line"); settings left at their default or derived are absent. Errors cite it.
@@ -181,6 +182,7 @@ ENV_NAMES: dict[str, str] = {
     "prices": "AGENT_PRICES",
     "env_keep": "AGENT_ENV_KEEP",
     "env_drop": "AGENT_ENV_DROP",
+    "mcp_config": "DEEPSEEK_MCP_CONFIG",
 }
 
 

@@ -68,20 +68,22 @@ class ConfigFile:
     named: bool = False  # the user named it (DEEPSEEK_MCP_CONFIG): its absence is worth a notice
 
 
-def config_files(env_file: Path, workspace: Path, environ: Mapping[str, str]) -> list[ConfigFile]:
-    """Every file to read, in order; the default ones may be missing."""
+def config_files(env_file: Path, workspace: Path, named: str = "") -> list[ConfigFile]:
+    """Every file to read, in order; the default ones may be missing. `named`: DEEPSEEK_MCP_CONFIG."""
     files = [ConfigFile(env_file.parent / USER_FILE)]
-    if environ.get(CONFIG_ENV):
-        files.append(ConfigFile(Path(environ[CONFIG_ENV]).expanduser(), named=True))
+    if named:
+        files.append(ConfigFile(Path(named).expanduser(), named=True))
     files.append(ConfigFile(workspace / WORKSPACE_FILE, from_workspace=True))
     return files
 
 
-def load_servers(env_file: Path, workspace: Path, environ: Mapping[str, str] | None = None) -> Loaded:
+def load_servers(env_file: Path, workspace: Path, named: str = "",
+                 environ: Mapping[str, str] | None = None) -> Loaded:
+    """Every configured server; `environ` expands the `${VAR}`s (default: the process's environment)."""
     environ = os.environ if environ is None else environ
     loaded = Loaded()
     seen: set[str] = set()
-    for file in config_files(env_file, workspace, environ):
+    for file in config_files(env_file, workspace, named):
         path, from_workspace = file.path, file.from_workspace
         if not path.is_file():
             if file.named:

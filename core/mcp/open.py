@@ -29,7 +29,7 @@ def consent_store(settings: Settings, workspace: Path) -> ConsentStore:
 def open_mcp(settings: Settings, workspace: Path, session_folder: Path | None, approve: Approve | None,
              confine: Confine | None = None) -> tuple[McpTools | None, list[str]]:
     """The session's MCP tools (None when no server is configured) and one-line notices."""
-    loaded = load_servers(settings.env_file, workspace)
+    loaded = load_servers(settings.env_file, workspace, settings.mcp_config)
     if not loaded.servers:
         return None, loaded.notices
     store = consent_store(settings, workspace)
