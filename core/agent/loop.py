@@ -184,7 +184,7 @@ class Agent:
     # -- requests ---------------------------------------------------------------------------
     def _ask(self, cancel: Cancel, step: int = 1) -> TurnResult:
         """One model turn on the shaped history; a too-long request is reshaped hard and retried once."""
-        self._offer_mcp_tools()
+        self._offer_mcp_tools(cancel)
         self._shaped = self._shape(force=False)
         self.emit(ev.TURN_STARTED, {"step": step, "max_steps": self.settings.max_steps,
                                     "estimated_tokens": self._shaped.tokens, "budget_tokens": self.context.budget,
@@ -203,12 +203,12 @@ class Agent:
                 "journal. Try /compact, or continue in a new session with a short recap.")
         return result
 
-    def _offer_mcp_tools(self) -> None:
+    def _offer_mcp_tools(self, cancel: Cancel) -> None:
         """The tool list with the MCP servers' tools as they are now (the first time, once the
         servers have started); unchanged servers keep it byte for byte, so the cache keeps hitting."""
         if self.mcp is None:
             return
-        offered = self.mcp.refresh(self.emit)
+        offered = self.mcp.refresh(self.emit, cancel)
         self.approvals.always_for_tool = dict.fromkeys(self.mcp.tools, self.mcp.remember_always)
         tools = tool_schemas() + [tool.schema() for tool in offered]
         if tools != self.tools:

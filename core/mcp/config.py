@@ -44,6 +44,7 @@ class ServerConfig:
     from_workspace: bool = False
     start_timeout: float = START_TIMEOUT
     call_timeout: float = CALL_TIMEOUT
+    shown: str = ""  # the command line or URL as the file spells it, ${VAR}s unexpanded: for questions
 
     @property
     def transport(self) -> str:
@@ -142,16 +143,19 @@ def parse_entry(name: str, entry: Any, source: str, from_workspace: bool, enviro
         url = expand(_string(entry.get("url"), "url"))
         if not re.match(r"https?://", url):
             raise ValueError(f"url must start with http:// or https://, got {url!r}")
-        return ServerConfig(url=url, headers=expand.mapping(entry.get("headers", {}), "headers"), **common)
+        return ServerConfig(url=url, headers=expand.mapping(entry.get("headers", {}), "headers"),
+                            shown=entry["url"], **common)
     if kind == "sse":
         raise ValueError('the old SSE transport is not supported; use "type": "http" (streamable HTTP)')
     if kind != "stdio":
         raise ValueError(f'unknown type {kind!r} (use "stdio" or "http")')
     command = expand(_string(entry.get("command"), "command"))
     cwd = expand(str(entry.get("cwd") or ""))
-    return ServerConfig(command=command, args=tuple(expand(a) for a in _strings(entry.get("args", []), "args")),
+    raw_args = _strings(entry.get("args", []), "args")
+    return ServerConfig(command=command, args=tuple(expand(a) for a in raw_args),
                         env=expand.mapping(entry.get("env", {}), "env"),
-                        cwd=str((workspace / cwd).resolve()) if cwd else "", **common)
+                        cwd=str((workspace / cwd).resolve()) if cwd else "",
+                        shown=" ".join([entry["command"], *raw_args]), **common)
 
 
 def _string(value: Any, key: str) -> str:

@@ -112,13 +112,15 @@ class McpManager:
         for name in names:
             self._portal.start_task_soon(self._run, self._servers[name])
 
-    def wait_started(self, timeout: float | None = None) -> None:
-        """Block until every starting server is ready or failed (each is bounded by its start timeout)."""
+    def wait_started(self, cancel: Cancel | None = None) -> None:
+        """Block until every starting server is ready or failed (each is bounded by its start
+        timeout), or the turn is cancelled."""
         pending = [s for s in self._servers.values() if s.state in (STARTING, RESTARTING)]
-        deadline = time.monotonic() + (timeout if timeout is not None else
-                                       max((s.config.start_timeout for s in pending), default=0) + 5)
+        deadline = time.monotonic() + max((s.config.start_timeout for s in pending), default=0) + 5
         for server in pending:
-            server.settled.wait(max(0.0, deadline - time.monotonic()))
+            while not server.settled.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+                if time.monotonic() >= deadline or (cancel is not None and cancel.cancelled):
+                    return
 
     def views(self) -> list[ServerView]:
         return [s.view() for s in self._servers.values()]

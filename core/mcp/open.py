@@ -66,6 +66,5 @@ def allow_workspace_server(tools: McpTools, name: str) -> str:
 
 
 def _what(server: ServerConfig) -> str:
-    if server.transport == "http":
-        return f"MCP server {server.name}: {server.url}"
-    return f"MCP server {server.name}: {' '.join([server.command, *server.args])}"
+    """The server as a question shows it: its variables unexpanded, so no secret is printed."""
+    return f"MCP server {server.name}: {server.shown}"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import protocol as ev
+from core.cancel import Cancel
 from core.mcp.config import ServerConfig
 from core.mcp.consent import ConsentStore
 from core.mcp.manager import FAILED, McpManager, McpTool, McpUnavailable
@@ -37,11 +38,11 @@ class McpTools:
     _waited: bool = False
     _reported: set[tuple[str, str]] = field(default_factory=set)
 
-    def refresh(self, emit: ev.Emit) -> list[Tool]:
+    def refresh(self, emit: ev.Emit, cancel: Cancel | None = None) -> list[Tool]:
         """The tools to offer now. The first time, waits for the servers to start (each bounded by
-        its start timeout); a server that failed is reported once, in one line."""
+        its start timeout, and by the turn's cancel); a server that failed is reported once."""
         if not self._waited:
-            self.manager.wait_started()
+            self.manager.wait_started(cancel)
             self._waited = True
         for view in self.manager.views():
             if view.state == FAILED and (view.name, view.reason) not in self._reported:

@@ -145,3 +145,41 @@ def test_mcp_command_lists_servers_with_state_and_tools_and_context_counts_them(
     assert "  repo (stdio): ready with 2 tools" in after.text.splitlines()
     assert json.dumps(reply.data, ensure_ascii=False)  # the front ends' fields serialise
     assert sys.executable  # the demo servers ran with this Python
+
+
+def test_workspace_consent_is_asked_once_without_showing_secrets_and_again_when_the_entry_changes(
+        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("DEMO_SECRET", "tok-0042-secret")
+    workspace = tmp_path / "ws"
+    entry = demo_entry()
+    entry["args"] = [*entry["args"], "--token=${DEMO_SECRET}"]
+    write_config(workspace / ".mcp.json", {"repo": entry})
+    settings = make_settings("http://127.0.0.1:9", tmp_path)
+
+    def open_with(answer: str | None) -> tuple[list[str], list[str], list[str]]:
+        asked: list[str] = []
+
+        def approve(what: str, why: str) -> str | None:
+            asked.append(what)
+            return answer
+
+        session = open_session(settings, Recorder(), workspace, approve)
+        try:
+            states = [v.state for v in session.agent.mcp.manager.views()]
+        finally:
+            session.close()
+        return asked, session.notices, states
+
+    asked, notices, states = open_with("the user said no")
+    assert len(asked) == 1 and "--token=${DEMO_SECRET}" in asked[0] and "tok-0042" not in asked[0]
+    assert [n for n in notices if "MCP" in n] == [
+        "MCP: not starting repo from the workspace's .mcp.json without a yes (the user said no)"]
+    assert states == ["waiting"]
+    asked, notices, states = open_with(None)  # yes: started, and remembered
+    assert len(asked) == 1 and states == ["starting"]
+    asked, _, states = open_with("must not be asked")
+    assert asked == [] and states == ["starting"]
+    entry["args"].append("--more")  # a changed entry is another server: asked again
+    write_config(workspace / ".mcp.json", {"repo": entry})
+    asked, _, states = open_with("no")
+    assert len(asked) == 1 and states == ["waiting"]
