@@ -31,7 +31,8 @@ Events and their payloads:
     reasoning_done  {"text": str, "item_id": str}        one reasoning item is complete
     text            {"delta": str, "item_id": str}       answer text as it streams
     text_done       {"text": str, "item_id": str}        one message item is complete
-    tool_start      {"call_id", "name", "arguments"}     a tool is about to run (arguments: dict or raw str)
+    tool_start      {"call_id", "name", "arguments"}     a tool is about to run (arguments: dict or raw str);
+                    an MCP server's tool adds "server": the server's name as configured
     tool_output     {"call_id", "text"}                  live output of a running shell command (progress
                                                          only; from the command's reader thread)
     approval        {"id", "call_id", "tool", "action", "command" | None, "path" | None, "cwd", "reason",
@@ -45,7 +46,8 @@ Events and their payloads:
                     refused because the turn was interrupted
     tool            {"call_id", "name", "arguments", "result", "model_result", "status", "duration"}
                     it finished; `result` is what the tool produced, `model_result` what the model
-                    received (capped to the context budget, redacted); status "ok", "error" or "refused"
+                    received (capped to the context budget, redacted); status "ok", "error" or "refused";
+                    an MCP server's tool adds "server"
     compaction_started {"items": n}                     older turns are being summarised
     compaction_done {"status": "ok" | "error" | "aborted", "input_tokens", "cached_tokens",
                      "output_tokens", "reasoning_tokens", "message"}

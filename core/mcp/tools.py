@@ -54,7 +54,8 @@ class McpTools:
         for mcp_tool in self.manager.offered_tools():
             name = tool_name(mcp_tool.server, mcp_tool.name, taken)
             by_name[name] = mcp_tool
-            tools[name] = Tool(name, _description(mcp_tool), _parameters(mcp_tool.schema), self._handler(mcp_tool))
+            tools[name] = Tool(name, _description(mcp_tool), _parameters(mcp_tool.schema), self._handler(mcp_tool),
+                               server=mcp_tool.server)
         self.tools, self.by_name = tools, by_name
         return list(tools.values())
 

@@ -53,6 +53,7 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     handler: Handler
+    server: str = ""  # the MCP server that serves it; empty for the built-in tools
 
     def schema(self) -> dict[str, Any]:
         """The flat Responses-API function tool shape."""

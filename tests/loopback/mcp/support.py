@@ -34,9 +34,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server() -> Iterator[str]:
+def http_server(port: int = 0) -> Iterator[str]:
     """The demo server over streamable HTTP; yields its URL once it accepts connections."""
-    port = free_port()
+    port = port or free_port()
     process = subprocess.Popen([sys.executable, str(DEMO), "http", str(port)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:

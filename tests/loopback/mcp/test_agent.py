@@ -24,8 +24,13 @@ def test_one_shot_offers_the_schemas_and_runs_a_read_only_tool_unasked(tmp_path:
     config = write_config(tmp_path / "user" / "mcp.json", {"dict": demo_entry()})
     script = [Reply(call_events([("dict__lookup", {"word": "猫"})])), Reply(text_events("好的"))]
     with ScriptedServer(script) as server:
-        done = run_agent(["--one", "look it up"], server.url, tmp_path, env={"DEEPSEEK_MCP_CONFIG": str(config)})
+        done = run_agent(["--one", "look it up", "--json"], server.url, tmp_path,
+                         env={"DEEPSEEK_MCP_CONFIG": str(config)})
     assert done.returncode == 0, done.stderr.decode()
+    events = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    (tool,) = [e for e in events if e["event"] == "tool"]
+    assert (tool["name"], tool["server"], tool["status"]) == ("dict__lookup", "dict", "ok")  # --json carries it
+    assert not [e for e in events if e["event"].startswith("approval")]  # read-only: nobody was asked
     first, second = server.requests
     tools = {t["name"]: t for t in first["tools"]}
     assert tools["dict__lookup"]["parameters"]["properties"]["word"]["type"] == "string"

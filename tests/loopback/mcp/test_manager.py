@@ -109,6 +109,24 @@ def test_a_server_killed_mid_session_comes_back_once(tmp_path: Path) -> None:
         manager.close()
 
 
+def test_an_http_server_that_goes_away_fails_with_a_clear_reason_and_comes_back_on_restart(tmp_path: Path) -> None:
+    with http_server() as url:
+        manager = McpManager([_config("remote", {"type": "http", "url": url, "startupTimeout": 5}, tmp_path)],
+                             health_interval=0.3)
+        manager.start(["remote"])
+        manager.wait_started()
+        assert manager.call("remote", "lookup", {"word": "网"}, Cancel()).content[0].text.startswith("词典")
+    try:  # the server is gone: the ping notices, the one restart cannot connect
+        _wait_for(manager, "remote", FAILED, 20)
+        with pytest.raises(McpUnavailable, match="remote is not available"):
+            manager.call("remote", "lookup", {"word": "网"}, Cancel())
+        with http_server(int(url.split(":")[2].split("/")[0])):
+            assert "ready with 2 tools" in manager.restart("remote")
+            assert manager.call("remote", "lookup", {"word": "回"}, Cancel()).content[0].text.startswith("词典")
+    finally:
+        manager.close()
+
+
 def _assert_gone(pid: int) -> None:
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
