@@ -130,7 +130,8 @@ def _block_text(block: Any) -> str:
     if kind == "text":
         return block.text
     if kind in ("image", "audio"):
-        size = len(block.data or "") * 3 // 4
+        data = block.data or ""
+        size = len(data) * 3 // 4 - data[-2:].count("=")  # the decoded size of the base64 text
         return f"[{kind} {block.mime_type}, about {size:,} bytes, not shown]"
     if kind == "resource_link":
         return f"[resource link {block.uri}{f' ({block.name})' if block.name else ''}]"
