@@ -96,21 +96,22 @@ class McpManager:
         self._loop_ready = threading.Event()
         self._loop_error = ""
         self._lock = threading.Lock()
+        self._queued: list[_Server] = []  # to start once the loop is up (the SDK's import takes a second)
+        self._closed = False
 
     # -- from the agent's threads --------------------------------------------------------------
     def start(self, names: list[str]) -> None:
         """Start these servers (those not started yet) in parallel; returns at once."""
-        names = [name for name in names if self._servers[name].state == WAITING]
-        if not names:
-            return
-        for name in names:
-            self._servers[name].state = STARTING
-        if not self._ensure_loop():
-            for name in names:
-                self._fail_now(self._servers[name], self._loop_error)
-            return
-        for name in names:
-            self._portal.start_task_soon(self._run, self._servers[name])
+        servers = [self._servers[name] for name in names if self._servers[name].state == WAITING]
+        for server in servers:
+            server.state = STARTING
+        with self._lock:
+            if self._portal is None:
+                self._queued += servers
+                self._spawn_loop()
+                return
+        for server in servers:
+            self._portal.start_task_soon(self._run, server)
 
     def wait_started(self, cancel: Cancel | None = None) -> None:
         """Block until every starting server is ready or failed (each is bounded by its start
@@ -167,6 +168,12 @@ class McpManager:
 
     def close(self) -> None:
         """Stop every server and its process tree; returns within STOP_TIMEOUT and a little."""
+        with self._lock:
+            self._closed = True  # servers still queued never start
+            thread = self._thread
+        if thread is None:
+            return
+        self._loop_ready.wait(STOP_TIMEOUT)
         if self._portal is None:
             return
         try:
@@ -179,12 +186,17 @@ class McpManager:
 
     # -- the event loop's thread ---------------------------------------------------------------
     def _ensure_loop(self) -> bool:
+        """Start the loop if needed and wait until it runs; False when the SDK cannot be imported."""
         with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._thread_main, name="mcp", daemon=True)
-                self._thread.start()
+            self._spawn_loop()
         self._loop_ready.wait()
         return self._portal is not None
+
+    def _spawn_loop(self) -> None:
+        """Start the loop's thread, once (the caller holds the lock)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._thread_main, name="mcp", daemon=True)
+            self._thread.start()
 
     def _thread_main(self) -> None:
         try:
@@ -193,14 +205,23 @@ class McpManager:
             import mcp.client.session  # noqa: F401  the SDK, imported here and only when needed
         except ImportError as exc:
             self._loop_error = f"the MCP client is not available ({exc})"
+            with self._lock:
+                queued, self._queued = self._queued, []
+            for server in queued:
+                self._fail_now(server, self._loop_error)
             self._loop_ready.set()
             return
 
         async def main() -> None:
-            async with anyio.from_thread.BlockingPortal() as portal:
-                self._portal = portal
+            async with anyio.from_thread.BlockingPortal() as portal, anyio.create_task_group() as group:
+                with self._lock:
+                    self._portal = portal
+                    queued, self._queued = ([] if self._closed else self._queued), []
+                for server in queued:
+                    group.start_soon(self._run, server)
                 self._loop_ready.set()
                 await portal.sleep_until_stopped()
+                group.cancel_scope.cancel()
 
         try:
             anyio.run(main)

@@ -33,11 +33,13 @@ def open_mcp(settings: Settings, workspace: Path, session_folder: Path | None, a
     if not loaded.servers:
         return None, loaded.notices
     store = consent_store(settings, workspace)
-    start, refusals = [], []
+    start, refusals, waiting = [], [], []
     for server in loaded.servers:
         if not server.from_workspace or store.server_allowed(server):
             start.append(server.name)
-        elif approve is not None:
+        elif approve is None:
+            waiting.append(server.name)
+        else:
             refusal = approve(_what(server), f"{WORKSPACE_FILE} in this workspace wants to start an MCP server")
             if refusal is None:
                 store.allow_server(server)
@@ -49,6 +51,9 @@ def open_mcp(settings: Settings, workspace: Path, session_folder: Path | None, a
         names = ", ".join(name for name, _ in refusals)
         notices.append(f"MCP: not starting {names} from the workspace's {WORKSPACE_FILE} without a yes "
                        f"({refusals[0][1]})")
+    if waiting:
+        notices.append(f"MCP: {', '.join(waiting)} from the workspace's {WORKSPACE_FILE} wait for a yes: "
+                       f"/mcp allow {waiting[0]}")
     manager = McpManager(loaded.servers, session_folder / LOG_FOLDER if session_folder else None, confine)
     manager.start(start)
     tools = McpTools(manager, {s.name: s for s in loaded.servers}, store, frozenset(TOOLS))

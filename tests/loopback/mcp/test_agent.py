@@ -138,6 +138,7 @@ def test_mcp_command_lists_servers_with_state_and_tools_and_context_counts_them(
             after = run_command("/mcp", session)
         finally:
             session.close()
+    assert "MCP: repo from the workspace's .mcp.json wait for a yes: /mcp allow repo" in session.notices
     lines = reply.text.splitlines()
     assert "  dict (stdio): ready with 2 tools" in lines
     assert any(line.split() == ["dict__lookup", "read-only"] for line in lines)
