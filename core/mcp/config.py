@@ -50,6 +50,11 @@ class ServerConfig:
     def transport(self) -> str:
         return "http" if self.url else "stdio"
 
+    @property
+    def described(self) -> str:
+        """The server as a question shows it: its variables unexpanded, so no secret is printed."""
+        return f"MCP server {self.name}: {self.shown}"
+
     def fingerprint(self) -> str:
         """What a workspace consent is for: a changed command, url or environment asks again."""
         return json.dumps([self.command, list(self.args), sorted(self.env.items()), self.cwd, self.url,

@@ -15,11 +15,11 @@ from typing import Any
 
 from core import protocol as ev
 from core.cancel import Cancel
-from core.mcp.config import ServerConfig
+from core.mcp.config import WORKSPACE_FILE, ServerConfig
 from core.mcp.consent import ConsentStore
 from core.mcp.manager import FAILED, McpManager, McpTool, McpUnavailable
 from core.mcp.naming import tool_name
-from core.tools.base import Tool, ToolContext, ToolResult
+from core.tools.base import Approve, Tool, ToolContext, ToolResult
 
 MAX_DESCRIPTION = 1024
 SHOWN_ARGUMENTS = 2000  # characters of the arguments an approval question shows
@@ -33,21 +33,25 @@ class McpTools:
     configs: dict[str, ServerConfig]
     consent: ConsentStore
     reserved: frozenset[str]  # the built-in tools' names
+    unasked: list[ServerConfig] = field(default_factory=list)  # the workspace's, to ask about at the first turn
     tools: dict[str, Tool] = field(default_factory=dict)
     by_name: dict[str, McpTool] = field(default_factory=dict)
     _waited: bool = False
     _reported: set[tuple[str, str]] = field(default_factory=set)
 
-    def refresh(self, emit: ev.Emit, cancel: Cancel | None = None) -> list[Tool]:
-        """The tools to offer now. The first time, waits for the servers to start (each bounded by
+    def refresh(self, emit: ev.Emit, ask: Approve, cancel: Cancel | None = None) -> list[Tool]:
+        """The tools to offer now. The first time, asks about the workspace's own servers (`ask`
+        refuses at once when nobody can answer) and waits for the servers to start (each bounded by
         its start timeout, and by the turn's cancel); a server that failed is reported once."""
+        if self.unasked:
+            self._ask_to_start(emit, ask)
         if not self._waited:
             self.manager.wait_started(cancel)
             self._waited = True
         for view in self.manager.views():
             if view.state == FAILED and (view.name, view.reason) not in self._reported:
                 self._reported.add((view.name, view.reason))
-                emit(ev.NOTICE, {"kind": "warning", "message": f"MCP server {view.name} failed: {view.reason}"})
+                emit(ev.Notice(kind="warning", message=f"MCP server {view.name} failed: {view.reason}"))
         taken = set(self.reserved)
         tools: dict[str, Tool] = {}
         by_name: dict[str, McpTool] = {}
@@ -59,11 +63,25 @@ class McpTools:
         self.tools, self.by_name = tools, by_name
         return list(tools.values())
 
-    def remember_always(self, name: str) -> None:
-        """The user chose "always" for this tool: it runs unasked in this workspace from now on."""
+    def _ask_to_start(self, emit: ev.Emit, ask: Approve) -> None:
+        unasked, self.unasked = self.unasked, []
+        refused: list[tuple[str, str]] = []
+        for server in unasked:
+            refusal = ask(server.described, f"the workspace's {WORKSPACE_FILE} wants to start an MCP server")
+            if refusal is None:
+                self.consent.allow_server(server)
+                self.manager.start([server.name])
+            else:
+                refused.append((server.name, refusal))
+        if refused:
+            names = ", ".join(name for name, _ in refused)
+            emit(ev.Notice(kind="warning", message=f"MCP: not starting {names} from the workspace's {WORKSPACE_FILE} "
+                                                   f"without a yes ({refused[0][1]}); /mcp allow NAME starts one"))
+
+    def remember_always(self, name: str) -> str | None:
+        """The user chose "always, in this workspace" for this tool; a sentence when it could not be kept."""
         mcp_tool = self.by_name.get(name)
-        if mcp_tool is not None:
-            self.consent.allow_tool(mcp_tool.server, mcp_tool.name)
+        return self.consent.allow_tool(mcp_tool.server, mcp_tool.name) if mcp_tool is not None else None
 
     def why_ask(self, mcp_tool: McpTool) -> str | None:
         """Why a call needs a yes; None when it runs unasked."""

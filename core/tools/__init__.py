@@ -93,8 +93,8 @@ def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | N
         shown_args = json.loads(call.arguments)
     except ValueError:
         pass
-    origin = {"server": tool.server} if tool is not None and tool.server else {}
-    ctx.emit(ev.TOOL_START, {"call_id": call.call_id, "name": call.name, "arguments": shown_args, **origin})
+    server = tool.server if tool is not None else ""
+    ctx.emit(ev.ToolStarted(call_id=call.call_id, name=call.name, arguments=shown_args, server=server))
     start = time.monotonic()
     if tool is None:
         result = ToolResult(f"error: there is no tool named {call.name!r}; available: {', '.join([*TOOLS, *(extra or {})])}",
@@ -114,7 +114,7 @@ def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | N
         except Exception as exc:  # a bug in a tool must not end the session
             result = ToolResult(f"error: {call.name} crashed ({type(exc).__name__}: {exc})", status="error")
     duration = time.monotonic() - start
-    ctx.emit(ev.TOOL, {"call_id": call.call_id, "name": call.name, "arguments": shown_args, **origin,
-                       "result": result.output, "status": result.status, "duration": round(duration, 3)})
+    ctx.emit(ev.ToolFinished(call_id=call.call_id, name=call.name, arguments=shown_args,
+                       result=result.output, status=result.status, duration=round(duration, 3), server=server))
     meta = {"tool": call.name, "status": result.status, **result.meta}
     return FunctionCallOutput(call_id=call.call_id, output=result.output, meta=meta)

@@ -7,11 +7,13 @@ import sys
 import time
 from pathlib import Path
 
+from core import protocol as ev
 from core.mcp.open import consent_store
+from core.modes import ASK
 from core.runtime.commands import run_command
 from core.runtime.open import open_session
 from tests.conftest import Recorder, make_settings
-from tests.loopback.mcp.support import HANG, demo_entry, write_config
+from tests.loopback.mcp.support import DEMO, HANG, demo_entry, write_config
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_one_shot import run_agent
 
@@ -83,43 +85,62 @@ def test_a_workspace_mcp_json_starts_nothing_without_a_yes(tmp_path: Path) -> No
     assert len(pid_file.read_text().split()) == 2
 
 
-class _Asker:
-    """A front end that asks synchronously, answering like a person would (see make_approver)."""
+class _Person(Recorder):
+    """The events of a session whose approval questions a person answers with `decision`."""
 
     def __init__(self, decision: str) -> None:
-        self.decision, self.asked = decision, []
+        super().__init__()
+        self.decision, self.asked, self.session = decision, [], None
 
-    def __call__(self, what: str, why: str) -> str | None:
-        return None if self.decide({"action": what, "reason": why})[0] != "deny" else "no"
+    def __call__(self, event: ev.Event) -> None:
+        super().__call__(event)
+        if isinstance(event, ev.ApprovalRequested):
+            self.asked.append(event.action)
+            self.session.agent.approvals.answer(event.id, self.decision, "not now" if self.decision == "deny" else "")
 
-    def decide(self, request: dict) -> tuple[str, str]:
-        self.asked.append(request["action"])
-        return self.decision, ""
+
+def _open(settings, workspace: Path, person: _Person, mode: str = ASK):
+    session = open_session(settings, person, workspace, mode, interactive=True)
+    person.session = session
+    return session
 
 
-def test_the_repl_asks_for_an_unannotated_tool_and_always_persists_per_workspace(tmp_path: Path) -> None:
+def test_an_unannotated_tool_asks_and_always_in_this_workspace_lasts(tmp_path: Path) -> None:
     config = write_config(tmp_path / "user" / "mcp.json", {"notes": demo_entry()})
     workspace = tmp_path / "ws"
     workspace.mkdir()
     call = ("notes__delete_note", {"name": "旧笔记"})
-    with ScriptedServer([Reply(call_events([call])), Reply(text_events("ok"))] * 2) as server:
+    with ScriptedServer([Reply(call_events([call])), Reply(text_events("ok"))] * 3) as server:
         settings = make_settings(server.url, tmp_path, DEEPSEEK_MCP_CONFIG=str(config))
-        asker = _Asker("session")
-        session = open_session(settings, Recorder(), workspace, asker)
+        person = _Person("workspace")
+        session = _open(settings, workspace, person)
         try:
             session.agent.run("delete the old note")
         finally:
             session.close()
-        assert asker.asked == ['MCP server notes, tool delete_note, arguments {"name": "旧笔记"}']
+        assert person.asked == ['MCP server notes, tool delete_note, arguments {"name": "旧笔记"}']
+        (request,) = person.of("approval")
+        assert request["kind"] == "tool" and request["rule"] == "notes__delete_note"
+        assert "workspace" in [d["id"] for d in request["decisions"]]
         assert _outputs(server.requests[1]) == ["deleted 旧笔记"]
         assert consent_store(settings, workspace).tool_always("notes", "delete_note")
-        later = _Asker("deny")  # a new session in the same workspace: not asked again
-        session = open_session(settings, Recorder(), workspace, later)
+        later = _Person("deny")  # a new session in the same workspace: not asked again
+        session = _open(settings, workspace, later)
         try:
             session.agent.run("again")
         finally:
             session.close()
-    assert later.asked == [] and _outputs(server.requests[3])[-1] == "deleted 旧笔记"
+        assert later.asked == [] and _outputs(server.requests[3])[-1] == "deleted 旧笔记"
+        elsewhere = tmp_path / "other"  # another workspace asks; a "no" reaches the model
+        elsewhere.mkdir()
+        other = _Person("deny")
+        session = _open(settings, elsewhere, other)
+        try:
+            session.agent.run("and here")
+        finally:
+            session.close()
+    assert len(other.asked) == 1
+    assert _outputs(server.requests[5])[-1].startswith("refused: the MCP tool delete_note of server notes")
 
 
 def test_mcp_command_lists_servers_with_state_and_tools_and_context_counts_them(tmp_path: Path) -> None:
@@ -128,7 +149,8 @@ def test_mcp_command_lists_servers_with_state_and_tools_and_context_counts_them(
     write_config(tmp_path / "ws" / ".mcp.json", {"repo": demo_entry()})
     with ScriptedServer([Reply(text_events("ok"))]) as server:
         settings = make_settings(server.url, tmp_path, DEEPSEEK_MCP_CONFIG=str(config))
-        session = open_session(settings, Recorder(), tmp_path / "ws", None)  # a TUI: answers later
+        person = _Person("deny")  # says no to the workspace's server
+        session = _open(settings, tmp_path / "ws", person)
         try:
             session.agent.run("hi")
             reply = run_command("/mcp", session)
@@ -138,7 +160,7 @@ def test_mcp_command_lists_servers_with_state_and_tools_and_context_counts_them(
             after = run_command("/mcp", session)
         finally:
             session.close()
-    assert "MCP: repo from the workspace's .mcp.json wait for a yes: /mcp allow repo" in session.notices
+    assert person.asked == [f"MCP server repo: {sys.executable} {DEMO}"]
     lines = reply.text.splitlines()
     assert "  dict (stdio): ready with 2 tools" in lines
     assert any(line.split() == ["dict__lookup", "read-only"] for line in lines)
@@ -160,32 +182,28 @@ def test_workspace_consent_is_asked_once_without_showing_secrets_and_again_when_
     entry = demo_entry()
     entry["args"] = [*entry["args"], "--token=${DEMO_SECRET}"]
     write_config(workspace / ".mcp.json", {"repo": entry})
-    settings = make_settings("http://127.0.0.1:9", tmp_path)
 
-    def open_with(answer: str | None) -> tuple[list[str], list[str], list[str]]:
-        asked: list[str] = []
+    def first_turn(decision: str) -> tuple[list[str], list[str], list[str]]:
+        with ScriptedServer([Reply(text_events("ok"))]) as server:
+            person = _Person(decision)
+            session = _open(make_settings(server.url, tmp_path), workspace, person)
+            try:
+                session.agent.run("hi")
+                states = [v.state for v in session.agent.mcp.manager.views()]
+            finally:
+                session.close()
+        return person.asked, [n["message"] for n in person.of("notice")], states
 
-        def approve(what: str, why: str) -> str | None:
-            asked.append(what)
-            return answer
-
-        session = open_session(settings, Recorder(), workspace, approve)
-        try:
-            states = [v.state for v in session.agent.mcp.manager.views()]
-        finally:
-            session.close()
-        return asked, session.notices, states
-
-    asked, notices, states = open_with("the user said no")
+    asked, notices, states = first_turn("deny")
     assert len(asked) == 1 and "--token=${DEMO_SECRET}" in asked[0] and "tok-0042" not in asked[0]
     assert [n for n in notices if "MCP" in n] == [
-        "MCP: not starting repo from the workspace's .mcp.json without a yes (the user said no)"]
+        "MCP: not starting repo from the workspace's .mcp.json without a yes (not now); /mcp allow NAME starts one"]
     assert states == ["waiting"]
-    asked, notices, states = open_with(None)  # yes: started, and remembered
-    assert len(asked) == 1 and states == ["starting"]
-    asked, _, states = open_with("must not be asked")
-    assert asked == [] and states == ["starting"]
+    asked, _, states = first_turn("once")  # yes: started, and remembered
+    assert len(asked) == 1 and states == ["ready"]
+    asked, _, states = first_turn("deny")
+    assert asked == [] and states == ["ready"]
     entry["args"].append("--more")  # a changed entry is another server: asked again
     write_config(workspace / ".mcp.json", {"repo": entry})
-    asked, _, states = open_with("no")
+    asked, _, states = first_turn("deny")
     assert len(asked) == 1 and states == ["waiting"]
