@@ -30,9 +30,9 @@ def test_one_shot_offers_the_schemas_and_runs_a_read_only_tool_unasked(tmp_path:
                          env={"DEEPSEEK_MCP_CONFIG": str(config)})
     assert done.returncode == 0, done.stderr.decode()
     events = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
-    (tool,) = [e for e in events if e["event"] == "tool"]
+    (tool,) = [e for e in events if e["type"] == "tool"]
     assert (tool["name"], tool["server"], tool["status"]) == ("dict__lookup", "dict", "ok")  # --json carries it
-    assert not [e for e in events if e["event"].startswith("approval")]  # read-only: nobody was asked
+    assert not [e for e in events if e["type"] == "approval"]  # read-only: nobody was asked
     first, second = server.requests
     tools = {t["name"]: t for t in first["tools"]}
     assert tools["dict__lookup"]["parameters"]["properties"]["word"]["type"] == "string"
