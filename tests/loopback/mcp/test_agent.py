@@ -105,6 +105,17 @@ def _open(settings, workspace: Path, person: _Person, mode: str = ASK):
     return session
 
 
+def _turn(settings, workspace: Path, decision: str, task: str) -> _Person:
+    """One session with one turn, its questions answered with `decision`; the events it saw."""
+    person = _Person(decision)
+    session = _open(settings, workspace, person)
+    try:
+        session.agent.run(task)
+    finally:
+        session.close()
+    return person
+
+
 def test_an_unannotated_tool_asks_and_always_in_this_workspace_lasts(tmp_path: Path) -> None:
     config = write_config(tmp_path / "user" / "mcp.json", {"notes": demo_entry()})
     workspace = tmp_path / "ws"
@@ -112,33 +123,18 @@ def test_an_unannotated_tool_asks_and_always_in_this_workspace_lasts(tmp_path: P
     call = ("notes__delete_note", {"name": "旧笔记"})
     with ScriptedServer([Reply(call_events([call])), Reply(text_events("ok"))] * 3) as server:
         settings = make_settings(server.url, tmp_path, DEEPSEEK_MCP_CONFIG=str(config))
-        person = _Person("workspace")
-        session = _open(settings, workspace, person)
-        try:
-            session.agent.run("delete the old note")
-        finally:
-            session.close()
+        person = _turn(settings, workspace, "workspace", "delete the old note")
         assert person.asked == ['MCP server notes, tool delete_note, arguments {"name": "旧笔记"}']
         (request,) = person.of("approval")
         assert request["kind"] == "tool" and request["rule"] == "notes__delete_note"
         assert "workspace" in [d["id"] for d in request["decisions"]]
         assert _outputs(server.requests[1]) == ["deleted 旧笔记"]
         assert consent_store(settings, workspace).tool_always("notes", "delete_note")
-        later = _Person("deny")  # a new session in the same workspace: not asked again
-        session = _open(settings, workspace, later)
-        try:
-            session.agent.run("again")
-        finally:
-            session.close()
+        later = _turn(settings, workspace, "deny", "again")  # a new session in the same workspace: not asked
         assert later.asked == [] and _outputs(server.requests[3])[-1] == "deleted 旧笔记"
         elsewhere = tmp_path / "other"  # another workspace asks; a "no" reaches the model
         elsewhere.mkdir()
-        other = _Person("deny")
-        session = _open(settings, elsewhere, other)
-        try:
-            session.agent.run("and here")
-        finally:
-            session.close()
+        other = _turn(settings, elsewhere, "deny", "and here")
     assert len(other.asked) == 1
     assert _outputs(server.requests[5])[-1].startswith("refused: the MCP tool delete_note of server notes")
 
