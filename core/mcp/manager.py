@@ -113,11 +113,15 @@ class McpManager:
         for server in servers:
             self._portal.start_task_soon(self._run, server)
 
-    def wait_started(self, cancel: Cancel | None = None) -> None:
+    def starting(self) -> list[str]:
+        return [s.config.name for s in self._servers.values() if s.state in (STARTING, RESTARTING)]
+
+    def wait_started(self, cancel: Cancel | None = None, within: float | None = None) -> None:
         """Block until every starting server is ready or failed (each is bounded by its start
-        timeout), or the turn is cancelled."""
+        timeout), the turn is cancelled, or `within` seconds have passed."""
         pending = [s for s in self._servers.values() if s.state in (STARTING, RESTARTING)]
-        deadline = time.monotonic() + max((s.config.start_timeout for s in pending), default=0) + 5
+        longest = max((s.config.start_timeout for s in pending), default=0) + 5
+        deadline = time.monotonic() + (min(within, longest) if within is not None else longest)
         for server in pending:
             while not server.settled.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
                 if time.monotonic() >= deadline or (cancel is not None and cancel.cancelled):

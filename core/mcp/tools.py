@@ -23,6 +23,7 @@ from core.tools.base import Approve, Tool, ToolContext, ToolResult
 
 MAX_DESCRIPTION = 1024
 SHOWN_ARGUMENTS = 2000  # characters of the arguments an approval question shows
+SILENT_WAIT = 1.0  # seconds the first turn waits for starting servers before it says so
 
 
 @dataclass
@@ -46,7 +47,10 @@ class McpTools:
         if self.unasked:
             self._ask_to_start(emit, ask)
         if not self._waited:
-            self.manager.wait_started(cancel)
+            self.manager.wait_started(cancel, within=SILENT_WAIT)
+            if self.manager.starting():
+                emit(ev.Notice(kind="info", message=f"MCP: waiting for {', '.join(self.manager.starting())} to start"))
+                self.manager.wait_started(cancel)
             self._waited = True
         for view in self.manager.views():
             if view.state == FAILED and (view.name, view.reason) not in self._reported:

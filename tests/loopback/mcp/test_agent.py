@@ -65,6 +65,7 @@ def test_a_missing_binary_and_a_hanging_server_do_not_hold_the_run(tmp_path: Pat
     err = done.stderr.decode()
     assert "MCP server missing failed: cannot run 'no-such-mcp-server-binary': no such program" in err
     assert "MCP server hangs failed: did not start within 2 s" in err
+    assert "MCP: waiting for " in err and "hangs" in err.split("MCP: waiting for ")[1].splitlines()[0]
     names = [t["name"] for t in server.requests[0]["tools"]]
     assert "dict__lookup" in names and not [n for n in names if n.startswith(("missing__", "hangs__"))]
 
