@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,6 +145,9 @@ class Approvals:
         self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
         self._allowed: set[tuple[str, str, str]] = set()
+        # The MCP tools (kind "tool"): name -> what keeps "always, in this workspace" for it (see
+        # core/mcp/tools.py). Their "always" covers the tool whatever its arguments.
+        self.tool_keepers: dict[str, Callable[[], str | None]] = {}
 
     def gate(self, call: FunctionCall, cwd: str, cancel: Cancel, kind: str = "command") -> Approve:
         """The `Approve` a tool of this call gets; `kind` "unconfined" asks to run a command the
@@ -182,7 +185,7 @@ class Approvals:
     # -- one request ------------------------------------------------------------------------
     def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str, kind: str) -> str | None:
         target = _target(call)
-        key = (call.name, kind, target[0] or target[1] or what)
+        key = (call.name, kind, "" if kind == "tool" else target[0] or target[1] or what)
         request_id = f"ap-{next(self._ids)}"
         if key in self._allowed:
             self._done(request_id, call, "once", "", "session")
@@ -191,14 +194,16 @@ class Approvals:
         # read: a rule must never come to cover what the gate found destructive.
         rule = (rule_for(target[0], platform_dialect())
                 if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
+        if kind == "tool" and call.name in self.tool_keepers:
+            rule = call.name
         if self.mode == YES or not self.interactive:
             decision, reason = ("once", "") if self.mode == YES else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")
             return None if decision == "once" else reason
-        offered = [d.__dict__ for d in DECISIONS if d.id != "workspace" or rule]
+        choices = [d.__dict__ for d in DECISIONS if d.id != "workspace" or rule]
         request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,
                                        command=target[0], path=target[1], cwd=cwd, reason=why,
-                                       decisions=offered, kind=kind, rule=rule)
+                                       decisions=choices, kind=kind, rule=rule)
         pending = _Pending(request, threading.Event())
         with self._lock:
             self._pending[request_id] = pending
@@ -218,9 +223,9 @@ class Approvals:
                 self._pending.pop(request_id, None)
         if pending.decision == "session":
             self._allowed.add(key)
-        if pending.decision == "workspace" and rule and self.rules is not None:
+        if pending.decision == "workspace" and rule and (kind == "tool" or self.rules is not None):
             self._allowed.add(key)
-            failed = self.rules.add(rule)
+            failed = self.tool_keepers[call.name]() if kind == "tool" else self.rules.add(rule)  # type: ignore[union-attr]
             if failed:
                 self._emit(ev.Notice(kind="warning", message=failed))
         self._done(request_id, call, pending.decision, pending.reason, by)
@@ -234,7 +239,7 @@ class Approvals:
         """Why nobody could say yes, and how the user can allow it next time."""
         if kind == "unconfined":
             return NOBODY_TO_UNCONFINE
-        if self.mode == ASK and rule:
+        if self.mode == ASK and rule and kind == "command":
             return f"{NOBODY_TO_ASK}, or with --allow {rule!r} to allow such commands in this workspace"
         return NOBODY_TO_ASK
 
