@@ -7,7 +7,7 @@ import pytest
 
 from core.cancel import Cancel
 from core.config import load_settings
-from core.sandbox import Confinement, Policy, probe, sandbox_denial
+from core.sandbox import Confinement, Policy, bwrap, landlock, probe, sandbox_denial
 from core.tools.base import ToolContext
 from core.tools.shell import run_command, run_shell
 from core.tools.workspace import Workspace
@@ -121,3 +121,16 @@ def test_secrets_inside_the_workspace_stay_unreadable(layout: Layout, backend: s
 def test_no_sandbox_where_it_is_off(layout: Layout) -> None:
     settings = load_settings(environ={"AGENT_SANDBOX": "off"}, env_file=layout.base / "none")
     assert Confinement.for_workspace(layout.workspace, settings) is None
+
+
+def test_the_probe_falls_back_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel without Landlock: auto takes bubblewrap where it works, and says "none" with the
+    reason where neither does (then the approval mode is `ask`)."""
+    monkeypatch.setattr(landlock, "abi", lambda: 0)
+    for works, expected in ((True, "bwrap"), (False, "none")):
+        probe.cache_clear()
+        monkeypatch.setattr(bwrap, "works", lambda w=works: w)
+        assert probe("auto").backend == expected
+        assert probe("landlock").describe() == "none (this kernel has no Landlock)"
+    assert "no Landlock in this kernel and no working bwrap" in probe("auto").describe()
+    probe.cache_clear()
