@@ -32,11 +32,11 @@ class Policy:
     network: bool = True
 
     @classmethod
-    def for_workspace(cls, workspace: Path, settings: Settings, home: Path | None = None) -> Policy:
+    def for_workspace(cls, workspace: Path, settings: Settings) -> Policy:
         """The policy for commands run in `workspace` under `settings` (AGENT_SANDBOX_WRITABLE,
         AGENT_NETWORK, the agent's own .env and session folders)."""
         root = workspace.resolve()
-        home = home or Path.home()
+        home = Path.home()
         temp = [tempfile.gettempdir(), os.environ.get("TMPDIR", ""), *TEMP_FOLDERS]
         extra = [os.path.expanduser(p.strip()) for p in settings.sandbox_writable.split(os.pathsep) if p.strip()]
         secrets = [home / p for p in SECRET_PLACES]
