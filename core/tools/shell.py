@@ -24,7 +24,7 @@ from core.sandbox import Confinement, confine, sandbox_denial
 from core.sandbox.reaper import become_subreaper, end_adopted
 from core.secrets import EnvPolicy, scrub_env
 from core.tools.base import ToolContext, ToolError, ToolResult
-from core.tools.safety import destructive_reason
+from core.tools.safety import NOT_KNOWN_READ_ONLY, Question, command_question
 from core.tools.shells import detect_shell
 
 # Keeps memory bounded for commands that print gigabytes; the archive on disk keeps every byte.
@@ -253,15 +253,22 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command is empty")
-    danger = destructive_reason(command, ctx.workspace.root)
-    refusal = ctx.approve(f"run: {command}", danger) if danger else None
+    confinement = Confinement.for_workspace(ctx.workspace.root, ctx.settings)
+    question = command_question(command, ctx.workspace.root, ctx.mode, confined=confinement is not None,
+                                allowed=ctx.allowed)
+    if question is not None and question.kind == "unconfined":
+        refusal = (ctx.approve_unconfined or ctx.approve)(f"run outside the sandbox: {command}",
+                                                          f"the sandbox would block it: {question.reason}")
+        if refusal is None:
+            confinement = None
+    else:
+        refusal = ctx.approve(f"run: {command}", question.reason) if question else None
     if refusal is not None:
-        return ToolResult(f"refused: this command looks destructive ({danger}) and was not approved ({refusal}). "
+        return ToolResult(f"refused: {_refused_because(question, ctx.mode)} and was not approved ({refusal}). "
                           "Find a narrower, reversible way, or ask the user to run it themselves.",
                           status="refused", meta={"command": command})
     # The model may ask for less time, never more than the user allows (AGENT_SHELL_TIMEOUT).
     timeout = min(max(float(args.get("timeout") or ctx.settings.shell_timeout), 1.0), ctx.settings.shell_timeout)
-    confinement = Confinement.for_workspace(ctx.workspace.root, ctx.settings)
     run, output, archive_id, dropped = _execute(command, ctx, timeout, confinement)
     blocked = sandbox_denial(output, run.exit_code, confinement.policy) if confinement else None
     sandbox_note = ""
@@ -301,6 +308,17 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if blocked is not None:
         meta["sandbox_blocked"] = blocked.describe()
     return ToolResult(text, status=status, meta=meta)
+
+
+def _refused_because(question: Question | None, mode: str) -> str:
+    if question is None:
+        return "the command"
+    if question.reason == NOT_KNOWN_READ_ONLY:
+        return f"in the {mode} mode only known read-only commands and the user's allow rules run unasked"
+    if question.kind == "unconfined":
+        return (f"the sandbox would block this command ({question.reason}: commands write only in the workspace "
+                "and temp folders), running it outside the sandbox")
+    return f"this command looks destructive ({question.reason})"
 
 
 def _execute(command: str, ctx: ToolContext, timeout: float,

@@ -86,8 +86,6 @@ def test_secrets_and_the_agents_environment_never_reach_the_provider(layout: Lay
     assert any("Permission denied" in o for o in _outputs(server))
 
 
-@pytest.mark.xfail(strict=True, reason="the command gate still asks in --one until the `auto` approval mode lets "
-                                       "confined commands run unasked")
 def test_ordinary_work_runs_unasked(layout: Layout) -> None:
     server, _ = _one(layout, ORDINARY)
     assert all(o.startswith("exit code 0") for o in _outputs(server)), _outputs(server)
