@@ -43,8 +43,12 @@ class Policy:
         config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "deepseek-agent"
         secrets += [settings.env_file, default_env_file(), config, sessions_root(settings.sessions_dir),
                     sessions_root().parent]
-        denied = [p for p in _existing(secrets) if not (root == p or root.is_relative_to(p))]
-        return cls(workspace=root, writable=tuple(_existing([root, *temp, *extra])), denied=tuple(denied),
+        temp_folders = _existing(temp)
+        # Inside a temp folder a denied path would take the reading of new temp files with it (see
+        # `landlock.split_grants`): temp folders stay whole, and a sessions folder put there is not hidden.
+        denied = [p for p in _existing(secrets) if not (root == p or root.is_relative_to(p))
+                  and not any(p.is_relative_to(t) for t in temp_folders)]
+        return cls(workspace=root, writable=tuple(_existing([root, *temp_folders, *extra])), denied=tuple(denied),
                    devices=tuple(_existing(DEVICES)), network=settings.network != "off")
 
     def may_write(self, path: Path) -> bool:

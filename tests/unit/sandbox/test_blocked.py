@@ -3,6 +3,8 @@ only after a yes; failures of the command's own making are left alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.cancel import Cancel
@@ -134,3 +136,18 @@ def test_the_probe_falls_back_and_says_why(monkeypatch: pytest.MonkeyPatch) -> N
         assert probe("landlock").describe() == "none (this kernel has no Landlock)"
     assert "no Landlock in this kernel and no working bwrap" in probe("auto").describe()
     probe.cache_clear()
+
+
+def test_a_sessions_folder_in_a_temp_folder_leaves_temp_files_readable(layout: Layout, backend: str,
+                                                                       tmp_path: Path) -> None:
+    """Tests keep sessions under the temp folder: hiding them there would make every new temp file
+    unreadable for the rest of its command, so temp folders stay whole."""
+    confinement(layout, backend)
+    settings = load_settings(environ={"AGENT_SANDBOX": backend, "AGENT_SESSIONS_DIR": str(tmp_path / "sessions")},
+                             env_file=layout.base / "none")
+    (tmp_path / "sessions").mkdir()
+    confined = Confinement.for_workspace(layout.workspace, settings)
+    assert confined is not None and (tmp_path / "sessions").resolve() not in confined.policy.denied
+    done = run_command("t=$(mktemp -d) && echo hi > $t/f && cat $t/f && rm -rf $t", layout.workspace, 10, Cancel(),
+                       confinement=confined)
+    assert done.exit_code == 0 and done.output == b"hi\n"
