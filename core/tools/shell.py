@@ -79,10 +79,14 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
     with shell.invocation(command) as argv:
-        with confine(argv, confinement) as launch:  # a Landlock ruleset is needed only until the fork
-            proc = subprocess.Popen(launch.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs,
-                                    **launch.popen_kwargs)
+        try:
+            with confine(argv, confinement) as launch:  # a Landlock ruleset is needed only until the fork
+                proc = subprocess.Popen(launch.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs,
+                                        **launch.popen_kwargs)
+        except subprocess.SubprocessError:  # the child could not enter the sandbox: nothing ran
+            raise ToolError("the command did not run: it could not enter the sandbox; the user can run commands "
+                            "unconfined with --no-sandbox") from None
         return _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
 
 

@@ -10,7 +10,7 @@ import pytest
 from core.cancel import Cancel
 from core.config import load_settings
 from core.sandbox import Confinement, Policy, bwrap, landlock, probe, sandbox_denial
-from core.tools.base import ToolContext
+from core.tools.base import ToolContext, ToolError
 from core.tools.shell import run_command, run_shell
 from core.tools.workspace import Workspace
 from tests.support.sandbox_corpus import CANARY, Layout
@@ -151,3 +151,16 @@ def test_a_sessions_folder_in_a_temp_folder_leaves_temp_files_readable(layout: L
     done = run_command("t=$(mktemp -d) && echo hi > $t/f && cat $t/f && rm -rf $t", layout.workspace, 10, Cancel(),
                        confinement=confined)
     assert done.exit_code == 0 and done.output == b"hi\n"
+
+
+def test_a_sandbox_that_cannot_be_entered_runs_nothing_and_says_so(layout: Layout,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    confined = confinement(layout, "landlock")
+
+    def refuse() -> None:
+        raise OSError(1, "the sandbox could not be entered")
+
+    monkeypatch.setattr(landlock, "_enter", lambda fd, drop: refuse)
+    with pytest.raises(ToolError, match=r"could not enter the sandbox.*--no-sandbox"):
+        run_command("echo ran > ran.txt", layout.workspace, 10, Cancel(), confinement=confined)
+    assert not (layout.workspace / "ran.txt").exists()
