@@ -26,6 +26,7 @@ import os
 import re
 from pathlib import Path
 
+from core.cancel import Cancel
 from core.tools.cmdline import PARSERS, VAR, Simple, Unparsed, Word
 from core.tools.safety.posix import _DECLARERS, _HANDLERS, _WRAPPERS_AFTER_OPERAND, _declare, _env, _parallel
 from core.tools.safety.state import (
@@ -52,16 +53,25 @@ from core.tools.safety.targets import (
 from core.tools.safety.windows import _windows_command
 from core.tools.shells import detect_shell
 
-__all__ = ["destructive_reason"]
+__all__ = ["MAX_JUDGED_CHARS", "destructive_reason"]
+
+# Longer command lines are not read: judging one costs time in proportion to its length, and no
+# command typed as one line needs more (a generated one goes through a script file).
+MAX_JUDGED_CHARS = 64 * 1024
 
 
-def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
+def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None,
+                       cancel: Cancel | None = None) -> str | None:
     """Why this shell command needs approval, or None when it does not.
 
-    `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's)."""
+    `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's). Judging stops when
+    `cancel` fires (the reason then says so)."""
+    if len(command) > MAX_JUDGED_CHARS:
+        return (f"it is {len(command):,} characters long, over the {MAX_JUDGED_CHARS:,} judged before a command "
+                "runs: write the long part to a file (write_file) and have a short command read it")
     root = Path(workspace or Path.cwd()).resolve()
     state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=dict(os.environ),
-                   script=_script, argv=_argv)
+                   script=_script, argv=_argv, cancel=cancel)
     if _FORK_BOMB.search(command):
         return "fork bomb"
     return _script(command, dialect or _platform_dialect(), state)
@@ -82,6 +92,8 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
     try:
         previous: Simple | None = None
         for simple in commands:
+            if stop := state.stopped():
+                return stop
             state.upstream = previous if simple.piped else None
             why = _simple(simple, state)
             if why:

@@ -10,7 +10,7 @@ import re
 
 from core.tools.cmdline import LIT, SUB, Simple, Word
 from core.tools.oneliners import awk_in_place_files, perl_in_place_files, sed_in_place_files
-from core.tools.safety.state import _CODE_DANGER, _DELETERS, _INTERPRETERS, _SHELLS, _nested, _State
+from core.tools.safety.state import _DELETERS, _INTERPRETERS, _SHELLS, _code_danger, _nested, _State
 from core.tools.safety.targets import (
     _after_equals,
     _assignment,
@@ -107,10 +107,8 @@ def _in_place(files: list[int] | None, args: list[Word], cmd: Simple, state: _St
 
 
 def _code(base: str, code: str) -> str | None:
-    match = _CODE_DANGER.search(code)
-    if match:
-        return f"a {base} one-liner that can delete files or run commands ({match.group()})"
-    return None
+    found = _code_danger(code)
+    return f"a {base} one-liner that can delete files or run commands ({found})" if found else None
 
 
 _WRAPPERS_AFTER_OPERAND = {"flock": {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},

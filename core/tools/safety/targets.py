@@ -203,6 +203,8 @@ def _targets(verb: str, words: list[Word], state: _State, dialect: str, write: b
 def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = False,
             some: bool = False) -> str | None:
     """Why acting on this word's path needs a yes; `some`: only some of the files under it."""
+    if stop := state.stopped():
+        return stop
     value = _value(word, state)
     if value is None:
         return f"{verb} a path that is only known when it runs"
