@@ -47,11 +47,16 @@ class ArchiveWriter:
         self.archive_id = archive_id
         self.notice: str | None = None  # set when older archives had to go, or the archive stopped
         self.skipped = 0  # bytes of output not kept: over the cap, or after a write failed
-        self._file: BinaryIO = open_file(archive.path(archive_id), "ab")
         self._pending = b""
         self._written = 0
         self._allowed = 0  # bytes this file may reach before the folder is looked at again
         self._stopped = False
+        self._file: BinaryIO | None = None
+        try:
+            make_folder(archive.folder)
+            self._file = open_file(archive.path(archive_id), "ab")
+        except OSError as exc:
+            self._stop(f"{archive_id} could not be created ({exc.strerror or exc}); this output is not kept")
 
     def write(self, data: bytes | str) -> int:
         chunk = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
@@ -72,10 +77,11 @@ class ArchiveWriter:
         if self._pending:
             self._put(self._redacted(self._pending))
             self._pending = b""
-        self._guarded(self._file.flush)
+        if self._file is not None:
+            self._guarded(self._file.flush)
 
     def _put(self, data: bytes) -> None:
-        if self._stopped:
+        if self._stopped or self._file is None:
             self.skipped += len(data)
             return
         if self._written + len(data) > self._allowed:
@@ -112,8 +118,9 @@ class ArchiveWriter:
         self._stopped = True
         self._say(why)
         try:
-            self._file.write(_STOPPED)
-            self._file.flush()
+            if self._file is not None:
+                self._file.write(_STOPPED)
+                self._file.flush()
         except OSError:
             pass
 
@@ -127,10 +134,10 @@ class ArchiveWriter:
 
     @property
     def closed(self) -> bool:
-        return self._file.closed
+        return self._file is None or self._file.closed
 
     def close(self) -> None:
-        if not self._file.closed:
+        if self._file is not None and not self._file.closed:
             self.flush()
             try:
                 self._file.close()
@@ -166,17 +173,24 @@ class OutputArchive:
     def new_id(self) -> str:
         """The next free id ("out-1", "out-2"...), after any archive already in the folder.
 
-        The file is created at once, so two sessions sharing a folder never get the same id.
+        The file is created at once, so two sessions sharing a folder never get the same id. When
+        it cannot be (a full disk), the id is still given: its writer says why nothing is kept.
         """
         with self._lock:
-            make_folder(self.folder)
+            try:
+                make_folder(self.folder)
+            except OSError:
+                pass  # the writer reports it
             number = max(self._numbers(), default=0) + 1
             while True:
                 try:
                     open_file(self.path(f"out-{number}"), exclusive=True).close()
-                    return f"out-{number}"
                 except FileExistsError:
                     number += 1
+                    continue
+                except OSError:
+                    pass
+                return f"out-{number}"
 
     def path(self, archive_id: str) -> Path:
         if not _ID_RE.match(archive_id):
