@@ -254,8 +254,8 @@ class Checkpoints:
                 try:
                     make_folder(found.scratch)
                 except OSError as exc:  # a full disk: this command is scanned instead; try again next time
-                    self._emit("notice", {"kind": "warning", "message": f"no snapshot before this command "
-                                          f"({exc.strerror or exc}: {found.scratch})"})
+                    self._emit(ev.Notice(kind="warning", message=f"no snapshot before this command "
+                                         f"({exc.strerror or exc}: {found.scratch})"))
                     return None
             self._git = found
         return self._git or None

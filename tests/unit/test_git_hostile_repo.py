@@ -79,7 +79,7 @@ def test_checkpoints_undo_and_diff_run_no_program_of_the_repository(tmp_path: Pa
     folder = tmp_path / "session"
     folder.mkdir()
     records: list[dict[str, Any]] = []
-    checkpoints = Checkpoints(folder, repo, records.append, lambda event, data: None)
+    checkpoints = Checkpoints(folder, repo, records.append, lambda event: None)
     for turn in range(3):
         checkpoints.begin_turn(f"turn {turn}")
         with checkpoints.command("edit"):
@@ -112,7 +112,7 @@ def test_snapshots_still_honour_the_users_global_ignore_file(tmp_path: Path, mon
     folder = tmp_path / "session"
     folder.mkdir()
     records: list[dict[str, Any]] = []
-    checkpoints = Checkpoints(folder, repo, records.append, lambda event, data: None)
+    checkpoints = Checkpoints(folder, repo, records.append, lambda event: None)
     checkpoints.begin_turn("t")
     with checkpoints.command("edit"):
         (repo / "kept.txt").write_text("x\n")

@@ -8,6 +8,7 @@ import codecs
 
 import pytest
 
+from core import protocol as ev
 from core import secrets
 from core.secrets import EnvPolicy, RedactingEmit, Redactor, is_secret_name, remember_hidden
 from tests.conftest import TEST_KEY, Recorder
@@ -46,8 +47,8 @@ def test_every_spelling_is_redacted_across_streamed_deltas(cut: int) -> None:
         emit = RedactingEmit(seen, Redactor(TEST_KEY))
         text = f"head {form} tail"
         for start in range(0, len(text), cut):
-            emit("tool_output", {"call_id": "c", "text": text[start:start + cut]})
-        emit("tool_end", {"call_id": "c"})
+            emit(ev.ToolOutput(call_id="c", text=text[start:start + cut]))
+        emit(ev.Notice(message="done"))
         shown = "".join(d["text"] for d in seen.of("tool_output"))
         assert "[REDACTED]" in shown and shown.startswith("head") and shown.endswith("tail"), (name, shown)
 
