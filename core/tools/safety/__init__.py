@@ -36,6 +36,7 @@ from core.tools.safety.state import (
     _WRAPPERS_WITH_ARGS,
     _XARGS_ARGS,
     MAX_DEPTH,
+    MAX_JUDGED_CHARS,
     _nested,
     _State,
 )
@@ -54,10 +55,6 @@ from core.tools.safety.windows import _windows_command
 from core.tools.shells import detect_shell
 
 __all__ = ["MAX_JUDGED_CHARS", "destructive_reason", "platform_dialect"]
-
-# Longer command lines are not read: judging one costs time in proportion to its length, and no
-# command typed as one line needs more (a generated one goes through a script file).
-MAX_JUDGED_CHARS = 64 * 1024
 
 
 def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None,

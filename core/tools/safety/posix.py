@@ -338,6 +338,9 @@ def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if not values:
         return None
     sub, rest = values[0], values[1:]
+    if sub == "config" and _writes_config(rest):
+        return "changes git's configuration, which can name programs git runs by itself (hooks, fsmonitor, " \
+               "filters, aliases)"
     flags = {v for v in rest if v.startswith("-")}
     short = "".join(v[1:] for v in rest if re.fullmatch(r"-[A-Za-z]+", v))
     if sub == "push":
@@ -376,6 +379,30 @@ def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if sub == "gc" and any(v.startswith("--prune") for v in flags):
         return "deletes unreachable history"
     return None
+
+
+_CONFIG_WRITES = {"set", "unset", "rename-section", "remove-section", "edit", "--add", "--replace-all", "--unset",
+                  "--unset-all", "--rename-section", "--remove-section", "-e", "--edit"}
+_CONFIG_READS = {"get", "list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--get-color",
+                 "--get-colorbool"}
+_CONFIG_VALUED = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+
+
+def _writes_config(args: list[str]) -> bool:
+    """`git config` sets, unsets or edits something (`git config k v`, `set`, `--add`...), rather than reads."""
+    if _CONFIG_WRITES & set(args):
+        return True
+    if _CONFIG_READS & set(args):
+        return False
+    operands, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _CONFIG_VALUED:
+            skip = True
+        elif not arg.startswith("-"):
+            operands.append(arg)
+    return len(operands) >= 2
 
 
 _FIND_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-type", "-newer",

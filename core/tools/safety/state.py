@@ -12,6 +12,9 @@ from core.cancel import Cancel
 from core.tools.cmdline import Simple, Word
 
 INTERRUPTED = "interrupted before it could be judged"
+# Longer command lines are not read: judging one costs time in proportion to its length, and no
+# command typed as one line needs more (a generated one goes through a script file).
+MAX_JUDGED_CHARS = 64 * 1024
 # Judging is linear in the line's length, but a path costs file-system lookups: a line naming
 # thousands of them stops here rather than hold the turn.
 MAX_JUDGING_SECONDS = 2.0
