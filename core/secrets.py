@@ -183,8 +183,10 @@ _hidden_values: set[str] = set()
 
 def remember_hidden(values: Iterable[str]) -> None:
     """Secrets the agent took out of its environment (`core.secret_env`): every redactor made from
-    now on redacts those that look like a credential (not a path, not a short flag)."""
-    _hidden_values.update(v for v in values if len(v) >= 8 and not re.match(r"(?:[A-Za-z]:)?[\\/]", v))
+    now on redacts those that could be a credential, not a path, a number or a short flag (a
+    secret-named variable often holds one: GIT_ASKPASS, PGPASSFILE, an AUTH_TIMEOUT)."""
+    _hidden_values.update(v for v in values if len(v) >= 8 and not v.isdigit()
+                          and not re.match(r"(?:[A-Za-z]:)?[\\/~]", v))
 
 
 # Streamed events and the field that carries their text.

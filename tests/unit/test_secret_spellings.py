@@ -68,11 +68,13 @@ def test_short_secrets_get_no_derived_spellings() -> None:
 
 def test_values_moved_out_of_the_environment_are_redacted_by_later_redactors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(secrets, "_hidden_values", set())
-    remember_hidden(["hidden-value-0123456789", "/usr/lib/ssh/ssh-askpass", "C:\\Tools\\askpass.exe", "short"])
+    remember_hidden(["hidden-value-0123456789", "/usr/lib/ssh/ssh-askpass", "C:\\Tools\\askpass.exe", "short",
+                     "~/.pgpass-file", "30000000"])
     redact = Redactor()
     assert redact("x hidden-value-0123456789 y") == "x [REDACTED] y"
     assert redact(base64.b64encode(b"hidden-value-0123456789").decode()).startswith("[REDACTED]")
-    assert redact("/usr/lib/ssh/ssh-askpass short") == "/usr/lib/ssh/ssh-askpass short"  # paths and tiny values stay
+    kept = "/usr/lib/ssh/ssh-askpass short ~/.pgpass-file 30000000 C:\\Tools\\askpass.exe"
+    assert redact(kept) == kept  # paths, numbers and tiny values stay
 
 
 @pytest.mark.parametrize("name", ["STRIPE_SK", "stripe_sk", "SK_LIVE_KEY", "APP_SK_LIVE", "DB_PW", "REDIS_PW", "pw_admin",
