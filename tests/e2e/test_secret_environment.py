@@ -44,7 +44,10 @@ def _spellings(value: str) -> list[str]:
     return [value, value[::-1], raw.hex(), base64.b64encode(raw).decode()[:-4]]
 
 
-def test_a_child_reading_the_agents_environment_finds_no_secret(tmp_path: Path) -> None:
+@pytest.mark.parametrize("confinement", [["--no-sandbox", "--yes"], []], ids=["unconfined", "default"])
+def test_a_child_reading_the_agents_environment_finds_no_secret(tmp_path: Path, confinement: list[str]) -> None:
+    """Unconfined, the command reads the agent's block and finds the secrets gone; under the sandbox
+    it cannot read the agent's /proc entries at all. Either way the test reads it from outside."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "ancestors.py").write_text(ANCESTORS)
@@ -63,13 +66,15 @@ def test_a_child_reading_the_agents_environment_finds_no_secret(tmp_path: Path) 
         environ.update({"DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": TEST_KEY, "NO_COLOR": "1",
                         "AGENT_SESSIONS_DIR": str(tmp_path / "sessions"), "KEEP_THIS_ONE": "visible-value",
                         **SECRETS})
-        agent.append(subprocess.Popen([sys.executable, str(AGENT), "--cwd", str(workspace), "--one", "look"],
+        agent.append(subprocess.Popen([sys.executable, str(AGENT), "--cwd", str(workspace), "--one", "look",
+                                       *confinement],
                                       env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
         out, err = agent[0].communicate(timeout=60)
     assert agent[0].returncode == 0, err.decode()
     sent = json.dumps(server.requests)
     archived = b"".join(path.read_bytes() for path in (tmp_path / "sessions").rglob("*") if path.is_file())
-    assert f"\n{agent[0].pid} ".encode() in archived and b"KEEP_THIS_ONE=visible-value" in archived  # it read the agent
+    if confinement:  # it read the agent's block
+        assert f"\n{agent[0].pid} ".encode() in archived and b"KEEP_THIS_ONE=visible-value" in archived
     everything = sent.encode() + out + err + b"".join(seen_from_outside) + archived
     for value in (TEST_KEY, *SECRETS.values()):
         for spelling in _spellings(value):
