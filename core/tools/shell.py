@@ -260,7 +260,9 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError("command is empty")
     confinement = Confinement.for_workspace(ctx.workspace.root, ctx.settings)
     question = command_question(command, ctx.workspace.root, ctx.mode, confined=confinement is not None,
-                                allowed=ctx.allowed)
+                                allowed=ctx.allowed, cancel=ctx.cancel)
+    if ctx.cancel.cancelled:
+        return ToolResult("interrupted by the user before it ran", status="error", meta={"command": command})
     if question is not None and question.kind == "unconfined":
         refusal = (ctx.approve_unconfined or ctx.approve)(f"run outside the sandbox: {command}",
                                                           f"the sandbox would block it: {question.reason}")
