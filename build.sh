@@ -134,6 +134,47 @@ ensure_wine() {
   wine wineboot </dev/null >/dev/null 2>&1 9>&- || true
 }
 
+# Rust's std (1.78+) draws random bytes from ProcessPrng in bcryptprimitives.dll, which wine 8
+# (Debian bookworm's) lacks: every Rust-built extension (rpds for jsonschema, pydantic-core for mcp,
+# cryptography) then fails with "DLL load failed". Windows 10+ and wine 9+ have it; for an older wine
+# the prefix gets this stand-in, built with mingw-w64. Rust calls it as BOOL ProcessPrng(PBYTE, SIZE_T)
+# and nothing else from the DLL (objdump -p on those .pyd files); BCryptGenRandom takes a ULONG size.
+BCRYPTPRIMITIVES_C='#include <windows.h>
+#include <bcrypt.h>
+
+__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T size) {
+    while (size > 0) {
+        ULONG chunk = size > 0xFFFFFFFFu ? 0xFFFFFFFFu : (ULONG)size;
+        if (!BCRYPT_SUCCESS(BCryptGenRandom(NULL, data, chunk, BCRYPT_USE_SYSTEM_PREFERRED_RNG)))
+            return FALSE;
+        data += chunk;
+        size -= chunk;
+    }
+    return TRUE;
+}
+'
+
+# Installs the stand-in when the prefix has no bcryptprimitives.dll, or has an older one of ours; a
+# wine that ships its own (its prefix copy says "Wine builtin DLL") is left alone. The build (about
+# 1 s) is cached under the source's hash, so a changed source is rebuilt and reinstalled.
+ensure_bcryptprimitives() {
+  local installed=$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll built
+  if [ -f "$installed" ] && grep -qa 'Wine builtin DLL' "$installed"; then return 0; fi
+  built=$CACHE/wine/bcryptprimitives-$(printf '%s' "$BCRYPTPRIMITIVES_C" | sha256sum | cut -c1-16).dll
+  if [ ! -f "$built" ]; then
+    if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
+      log "installing mingw-w64 to build wine's missing bcryptprimitives.dll (about 150 MB)"
+      apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64-win32 >/dev/null
+    fi
+    log "building bcryptprimitives.dll (ProcessPrng) for wine"
+    printf '%s' "$BCRYPTPRIMITIVES_C" |
+      x86_64-w64-mingw32-gcc -x c - -O2 -s -shared -Wl,--no-insert-timestamp -o "$built.tmp" -lbcrypt
+    mv "$built.tmp" "$built"
+  fi
+  cmp -s "$built" "$installed" || cp "$built" "$installed"
+}
+
 ensure_windows_python() {
   local dl=$CACHE/wine/downloads wheels=$CACHE/wine/wheels target_dir=$WINEPREFIX/drive_c/py311 want
   want=$(printf '%s\n' "$WINPYTHON" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "${LOCK_WINDOWS[@]}" |
@@ -162,6 +203,7 @@ ensure_windows_python() {
 
 build_windows() {
   ensure_wine
+  ensure_bcryptprimitives
   ensure_windows_python
   log "running PyInstaller under wine (about 2 min on 2 cores)"
   # The API-set DLL warnings (api-ms-win-crt-*) are harmless: wine and Windows 10+ provide them.

@@ -78,9 +78,12 @@ def wants_exe(args: list[str]) -> bool:
 
 def set_up(build_exe: bool) -> Path | None:
     """wine, the Windows CPython and its wheels (and the exe when asked) through build.sh; the
-    exe's path, or None. A run without test_exe.py skips build.sh once the Windows Python exists,
-    so that editing core/ does not cost a PyInstaller build (about 3 min) per run."""
-    if not build_exe and (WINEPREFIX / "drive_c" / "py311" / ".ready").is_file():
+    exe's path, or None. A run without test_exe.py skips build.sh once the Windows Python and a
+    bcryptprimitives.dll (wine's or build.sh's stand-in) exist, so that editing core/ does not cost
+    a PyInstaller build (about 3 min) per run."""
+    drive_c = WINEPREFIX / "drive_c"
+    prepared = [drive_c / "py311" / ".ready", drive_c / "windows" / "system32" / "bcryptprimitives.dll"]
+    if not build_exe and all(path.is_file() for path in prepared):
         return None
     built = subprocess.run([str(ROOT / "build.sh"), "--windows"], stdout=subprocess.PIPE, text=True, check=False)
     if built.returncode != 0:
