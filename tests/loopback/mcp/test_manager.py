@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from core.cancel import Cancel
 from core.mcp.config import ServerConfig, parse_entry
 from core.mcp.manager import FAILED, READY, RESTARTING, McpManager, McpUnavailable
 from tests.loopback.mcp.support import DEMO, HANG, http_server
+from tests.support.processes import alive, kill_hard
 
 
 def _config(name: str, entry: dict, tmp_path: Path) -> ServerConfig:
@@ -92,7 +92,7 @@ def test_a_server_killed_mid_session_comes_back_once(tmp_path: Path) -> None:
         manager.wait_started()
         assert manager.call("demo", "lookup", {"word": "一"}, Cancel()).content[0].text.startswith("词典")
         first = int((tmp_path / "demo.pid").read_text().split()[0])
-        os.kill(first, signal.SIGKILL)
+        kill_hard(first)
         _wait_for(manager, "demo", RESTARTING, 10)
         with pytest.raises(McpUnavailable, match="stopped unexpectedly and is being restarted"):
             manager.call("demo", "lookup", {"word": "二"}, Cancel())
@@ -101,7 +101,7 @@ def test_a_server_killed_mid_session_comes_back_once(tmp_path: Path) -> None:
         assert manager.call("demo", "lookup", {"word": "三"}, Cancel()).content[0].text.startswith("词典")
         second = int((tmp_path / "demo.pid").read_text().split()[1])
         assert second != first
-        os.kill(second, signal.SIGKILL)  # twice: it stays down, and says why
+        kill_hard(second)  # twice: it stays down, and says why
         _wait_for(manager, "demo", FAILED)
         assert "again" in manager.views()[0].reason and not manager.offered_tools()
         assert "ready with 2 tools" in manager.restart("demo")  # /mcp restart brings it back
@@ -130,9 +130,7 @@ def test_an_http_server_that_goes_away_fails_with_a_clear_reason_and_comes_back_
 def _assert_gone(pid: int) -> None:
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not alive(pid):
             return
         time.sleep(0.05)
     raise AssertionError(f"server process {pid} outlived the session")
