@@ -154,16 +154,16 @@ __declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T size) {
 }
 '
 
-# Installs the stand-in when the prefix has no bcryptprimitives.dll, or has an older one of ours; a
-# wine that ships its own (its prefix copy says "Wine builtin DLL") is left alone. The build (about
-# 1 s) is cached under the source's hash, so a changed source is rebuilt and reinstalled.
+# Installs the stand-in unless the prefix's bcryptprimitives.dll is wine's own (wine's copies say
+# "Wine builtin DLL"), so a newer wine keeps its DLL. The build (about 2 s) is cached under the
+# source's hash: a changed source is rebuilt and replaces the installed stand-in.
 ensure_bcryptprimitives() {
   local installed=$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll built
   if [ -f "$installed" ] && grep -qa 'Wine builtin DLL' "$installed"; then return 0; fi
   built=$CACHE/wine/bcryptprimitives-$(printf '%s' "$BCRYPTPRIMITIVES_C" | sha256sum | cut -c1-16).dll
   if [ ! -f "$built" ]; then
     if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
-      log "installing mingw-w64 to build wine's missing bcryptprimitives.dll (about 150 MB)"
+      log "installing mingw-w64 to build wine's missing bcryptprimitives.dll (about 340 MB)"
       apt-get update -qq >/dev/null
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64-win32 >/dev/null
     fi
