@@ -68,7 +68,7 @@ def replace_block(document: str, name: str, body: str) -> str:
 def write_block(name: str, body: str, path: Path = MEASUREMENTS) -> None:
     """Replace block `name` of the file at `path` (created with a header when missing), atomically:
     a reader sees the old file or the new one, never half of it."""
-    old = path.read_text(encoding="utf-8") if path.exists() else HEADER
+    old = path.read_bytes().decode("utf-8") if path.exists() else HEADER  # bytes: keep \r\n as they are
     new = replace_block(old, name, body)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -158,6 +158,7 @@ def recorded(name: str, title: str, command: str | None = None, path: Path = MEA
 
 def _record(name: str, title: str, command: str | None, output: str, path: Path) -> None:
     command = command or shlex.join(["python3", "-m", f"bench.{name}", *sys.argv[1:]])
+    output = output.replace(f"{ROOT}{os.sep}", "")  # paths in the checkout, relative: no machine's folders
     write_block(name, section(title, command, output), path)
     print(f"(written to block {name!r} of {path})", file=sys.stderr)
 
