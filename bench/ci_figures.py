@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.measurements import MEASUREMENTS, provenance, write_block
+from bench.measurements import MEASUREMENTS, provenance, write_or_explain
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # pytest's last line, bare (-q) or between '=' rules: "992 passed, 7 skipped, 2 warnings in 328.12s (0:05:28)"
@@ -67,12 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="one row, in the order given; LOG is a pytest run's output")
     parser.add_argument("--file", type=Path, default=MEASUREMENTS, help="default: docs/measurements.md")
     args = parser.parse_args(argv)
-    try:
-        write_block("ci", ci_block(parse_steps(args.step)), args.file)
-    except (ValueError, OSError) as error:
-        print(f"ci_figures: {error}", file=sys.stderr)
-        return 2
-    return 0
+    return write_or_explain("ci_figures", "ci", lambda: ci_block(parse_steps(args.step)), args.file)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -163,17 +163,23 @@ def _record(name: str, title: str, command: str | None, output: str, path: Path)
     print(f"(written to block {name!r} of {path})", file=sys.stderr)
 
 
+def write_or_explain(prog: str, name: str, body: Callable[[], str], path: Path) -> int:
+    """A command line's exit status: 0 once block `name` is written, else 2 and one line saying why
+    (a bad name, a file without the block's end, an unreadable log), never a traceback."""
+    try:
+        write_block(name, body(), path)
+    except (ValueError, OSError) as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Put stdin into one block of docs/measurements.md, as it is.")
     parser.add_argument("name", help="the block's name")
     parser.add_argument("--file", type=Path, default=MEASUREMENTS, help="default: docs/measurements.md")
     args = parser.parse_args(argv)
-    try:
-        write_block(args.name, sys.stdin.read(), args.file)
-    except (ValueError, OSError) as error:
-        print(f"measurements: {error}", file=sys.stderr)
-        return 2
-    return 0
+    return write_or_explain("measurements", args.name, sys.stdin.read, args.file)
 
 
 if __name__ == "__main__":
