@@ -6,11 +6,13 @@ from __future__ import annotations
 import io
 import re
 import sys
+import typing
 from pathlib import Path
 
 import pytest
 
 from bench import ci_figures, measurements
+from core import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -121,6 +123,16 @@ def test_repeated_headings_get_numbered_anchors(tmp_path: Path) -> None:
     page = tmp_path / "p.md"
     page.write_text("## Measured\n\n## Measured\n\n## The `.env`: where?\n", encoding="utf-8")
     assert anchors(page) == {"measured", "measured-1", "the-env-where"}
+
+
+def test_the_protocol_page_names_every_event_and_op_and_no_other() -> None:
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = text.split("## Events", 1)[1].split("\n## ", 1)[0]
+    documented = {name for row in section.splitlines() if row.startswith("| `")
+                  for name in re.findall(r"`(\w+)`", row.split(" | ")[0])}
+    assert documented == set(protocol.EVENT_TYPES)
+    ops = [cls.__name__ for cls in typing.get_args(protocol.Op)]
+    assert [op for op in ops if f"| `{op}(" not in text] == []
 
 
 DOCUMENT = ("# Measurements\r\n\r\nhand-kept intro, CRLF and 中文 kept\r\n\r\n"
