@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core import protocol as ev
-from core.agent.approvals import ASK, Approvals
+from core.agent.approvals import Approvals
 from core.agent.prompt import build_instructions
+from core.agent.rules import AllowRules
 from core.cancel import Cancel
 from core.checkpoints import Checkpoints
 from core.config import Settings
@@ -32,6 +33,7 @@ from core.context import (
 )
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
+from core.modes import ASK
 from core.protocol import Emit
 from core.provider.assembler import TurnResult, Usage
 from core.provider.client import ResponsesClient
@@ -49,7 +51,7 @@ from core.session.items import (
     UserMessage,
     to_record,
 )
-from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError
+from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError, sessions_root
 from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.workspace import Workspace
 
@@ -65,13 +67,14 @@ class Outcome:
 class Agent:
     """Holds one session's history and runs tasks against it."""
 
-    def __init__(self, settings: Settings, emit: Emit, workspace: Path, policy: str = ASK,
+    def __init__(self, settings: Settings, emit: Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
                  client: ResponsesClient | None = None, journal: Journal | None = None,
                  history: list[Item] | None = None, archive: OutputArchive | None = None) -> None:
         self.settings = settings
         self.emit = emit
         self.workspace = Workspace(workspace)
-        self.approvals = Approvals(emit, policy)
+        rules = AllowRules(sessions_root(settings.sessions_dir or None).parent, self.workspace.root) if journal else None
+        self.approvals = Approvals(emit, mode, interactive=interactive, rules=rules)
         self.client = client or ResponsesClient(settings)
         self.journal = journal
         self.archive = archive
@@ -259,7 +262,7 @@ class Agent:
                                    resumed=resumed, session_cost_usd=self.usage.cost_usd if known else None,
                                    history=display_history(self.history),
                                    folder=str(self.journal.folder) if self.journal else "",
-                                   mode=self.approvals.policy))
+                                   mode=self.approvals.mode, sandbox=self.approvals.sandbox))
 
     def compact(self, cancel: Cancel | None = None) -> str:
         """Summarise all but the latest turns now; says what happened."""

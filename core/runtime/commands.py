@@ -43,7 +43,8 @@ def _sessions(session: Session, arg: str, cancel: Cancel) -> Reply:
 def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
-        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.policy,
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.mode,
+                           interactive=agent.approvals.interactive,
                            resume=arg or None, resume_latest=not arg, exclude=session.journal.id)
     except (SessionNotFound, JournalError) as exc:
         return Reply(f"Cannot resume: {exc}")
@@ -56,7 +57,8 @@ def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
 def _clear(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
-        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.policy)
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.mode,
+                           interactive=agent.approvals.interactive)
     except JournalError as exc:
         return Reply(f"Cannot start a new session: {exc}")
     session.close()

@@ -52,7 +52,7 @@ from core.tools.safety.targets import (
 from core.tools.safety.windows import _windows_command
 from core.tools.shells import detect_shell
 
-__all__ = ["destructive_reason"]
+__all__ = ["destructive_reason", "platform_dialect"]
 
 
 def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
@@ -64,10 +64,11 @@ def destructive_reason(command: str, workspace: Path | None = None, dialect: str
                    script=_script, argv=_argv)
     if _FORK_BOMB.search(command):
         return "fork bomb"
-    return _script(command, dialect or _platform_dialect(), state)
+    return _script(command, dialect or platform_dialect(), state)
 
 
-def _platform_dialect() -> str:
+def platform_dialect() -> str:
+    """The dialect commands are written in here: the platform shell's."""
     return "powershell" if "PowerShell" in detect_shell().dialect else "posix"
 
 
@@ -78,18 +79,23 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
         commands = PARSERS[dialect](text)
     except Unparsed as exc:
         return f"cannot be parsed ({exc}), so it cannot be judged before it runs"
+    # The whole line is judged: every risky command of it gives its reason, so a question shows
+    # them all, not only the first. Inside nested code the first reason is enough.
+    top, reasons = state.depth == 0, []
     state.depth += 1
     try:
         previous: Simple | None = None
         for simple in commands:
             state.upstream = previous if simple.piped else None
             why = _simple(simple, state)
-            if why:
+            if why and not top:
                 return why
+            if why and why not in reasons:
+                reasons.append(why)
             previous = simple
     finally:
         state.depth -= 1
-    return None
+    return "; ".join(reasons) or None
 
 
 def _simple(cmd: Simple, state: _State) -> str | None:

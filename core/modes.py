@@ -1,0 +1,23 @@
+"""The approval modes: what the agent asks before it acts.
+
+- `auto`: commands run confined by the kernel's sandbox, unasked; a command the sandbox blocked may
+  run again outside it after a yes; only what no sandbox stops asks (the workspace's own git history,
+  work git would discard, remote refs). The default where a sandbox works.
+- `ask`: known read-only commands and the workspace's allow rules run; everything else asks. The
+  default where no sandbox works (Windows today, old kernels, --no-sandbox).
+- `yes`: every question is answered yes (--yes). Commands are still confined where a sandbox works.
+"""
+
+from __future__ import annotations
+
+AUTO, ASK, YES = "auto", "ask", "yes"
+MODES = (AUTO, ASK, YES)
+SUMMARY = {
+    AUTO: "commands run in the sandbox unasked; leaving it asks",
+    ASK: "read-only commands and your allow rules run; everything else asks",
+    YES: "every question is answered yes",
+}
+
+
+def default_mode(sandboxed: bool, yes: bool) -> str:
+    return YES if yes else AUTO if sandboxed else ASK
