@@ -10,6 +10,9 @@
 
 from __future__ import annotations
 
+from core.config import ConfigError, Settings
+from core.sandbox import probe
+
 AUTO, ASK, YES = "auto", "ask", "yes"
 MODES = (AUTO, ASK, YES)
 SUMMARY = {
@@ -21,3 +24,13 @@ SUMMARY = {
 
 def default_mode(sandboxed: bool, yes: bool) -> str:
     return YES if yes else AUTO if sandboxed else ASK
+
+
+def resolve_mode(settings: Settings) -> str:
+    """The mode asked for (AGENT_MODE, --mode, --yes), else the default for this machine. `auto`
+    where no sandbox works is a ConfigError that says why there is none."""
+    sandbox = probe(settings.sandbox, settings.network != "off")
+    if settings.mode == AUTO and not sandbox.active:
+        raise ConfigError(f"the auto mode runs commands in a sandbox, and none works here ({sandbox.reason}); "
+                          "use --mode ask, or --yes")
+    return settings.mode or default_mode(sandbox.active, yes=False)

@@ -20,9 +20,10 @@ from core.agent.rules import AllowRules, rule_for
 from core.cancel import Cancel
 from core.modes import ASK, YES
 from core.protocol import Emit
+from core.sandbox import SandboxInfo
 from core.session.items import FunctionCall
 from core.tools.base import Approve
-from core.tools.safety import platform_dialect
+from core.tools.safety import NOT_KNOWN_READ_ONLY, platform_dialect
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ DECISIONS = (
 _BY_INPUT = {name: d.id for d in DECISIONS for name in (d.id, d.key, d.alias) if name}
 
 NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
+NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox in this mode; rerun with --yes to allow "
+                       "it, or turn the sandbox off with --no-sandbox (AGENT_SANDBOX=off)")
 
 
 # How a long action is shown (`compact_action`): its line breaks, and the lines left out between.
@@ -119,20 +122,25 @@ class Approvals:
     how the user could allow it. `rules` keeps what was allowed for the workspace for good."""
 
     def __init__(self, emit: Emit, mode: str = ASK, *, interactive: bool = True, rules: AllowRules | None = None,
-                 sandbox: str = "none") -> None:
+                 sandbox: SandboxInfo | None = None) -> None:
         self._emit = emit
         self.mode = mode
         self.interactive = interactive
         self.rules = rules
-        self.sandbox = sandbox  # what confines commands, in a few words ("none": nothing does)
+        self.sandbox = sandbox or SandboxInfo("none")  # what confines commands
         self._ids = itertools.count(1)
         self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
-        self._allowed: set[tuple[str, str]] = set()
+        self._allowed: set[tuple[str, str, str]] = set()
 
     def gate(self, call: FunctionCall, cwd: str, cancel: Cancel, kind: str = "command") -> Approve:
-        """The `Approve` a tool of this call gets (`kind`: see `ApprovalRequested`)."""
+        """The `Approve` a tool of this call gets; `kind` "unconfined" asks to run a command the
+        sandbox blocked outside it (its own question: an "always" for the command does not cover it)."""
         return lambda what, why: self._request(call, cwd, cancel, what, why, kind)
+
+    def extra_rules(self) -> tuple[str, ...]:
+        """The rules given for this run only (--allow), for a session opened from this one."""
+        return self.rules.extra if self.rules is not None else ()
 
     def allowed(self, command: str, dialect: str) -> bool:
         """The workspace's allow rules let this command line run unasked."""
@@ -166,7 +174,10 @@ class Approvals:
         if key in self._allowed:
             self._done(request_id, call, "once", "", "session")
             return None
-        rule = rule_for(target[0], platform_dialect()) if target[0] and kind == "command" and self.rules else None
+        # "Always, in this workspace" is offered for a command that only asks for not being known to
+        # read: a rule must never come to cover what the gate found destructive.
+        rule = (rule_for(target[0], platform_dialect())
+                if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
         if self.mode == YES or not self.interactive:
             decision, reason = ("once", "") if self.mode == YES else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")
@@ -209,8 +220,7 @@ class Approvals:
     def _refusal(self, kind: str, rule: str | None) -> str:
         """Why nobody could say yes, and how the user can allow it next time."""
         if kind == "unconfined":
-            return ("nobody can approve running it outside the sandbox in this mode; the user can rerun with --yes, "
-                    "or turn the sandbox off with --no-sandbox")
+            return NOBODY_TO_UNCONFINE
         if self.mode == ASK and rule:
             return f"{NOBODY_TO_ASK}, or with --allow {rule!r} to allow such commands in this workspace"
         return NOBODY_TO_ASK

@@ -25,8 +25,9 @@ _UMBRELLAS = {"git", "npm", "npx", "pnpm", "yarn", "cargo", "go", "uv", "pip", "
 class AllowRules:
     """The allow rules of one workspace. Thread-safe; every change is written at once."""
 
-    def __init__(self, data_dir: Path | None, workspace: Path) -> None:
+    def __init__(self, data_dir: Path | None, workspace: Path, extra: tuple[str, ...] = ()) -> None:
         self.workspace = workspace
+        self.extra = tuple(" ".join(rule.split()) for rule in extra if rule.strip())  # --allow: this run only
         self.path = None
         if data_dir is not None:
             key = hashlib.sha256(str(workspace.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -64,13 +65,13 @@ class AllowRules:
 
     def allows(self, command: str, dialect: str) -> bool:
         """Every command of the line starts with the words of a rule."""
-        if not self.commands:
+        if not self.commands and not self.extra:
             return False
         try:
             simples = PARSERS[dialect](command)
         except Unparsed:
             return False
-        rules = [rule.split() for rule in self.commands]
+        rules = [rule.split() for rule in (*self.commands, *self.extra)]
         for simple in simples:
             words = [w.literal for w in simple.words]
             if not words or any(w is None for w in words[:max(map(len, rules))]):

@@ -31,10 +31,11 @@ class Runtime:
     `SessionNotFound`/`JournalError` for the front end to report); `start()` starts the worker."""
 
     def __init__(self, settings: Settings, workspace: Path, on_event: ev.Emit, *, mode: str = ASK,
-                 interactive: bool = True, resume: str | None = None, resume_latest: bool = False) -> None:
+                 interactive: bool = True, allow: list[str] | tuple[str, ...] = (), resume: str | None = None,
+                 resume_latest: bool = False) -> None:
         self._settings = settings
         self._workspace = workspace
-        self._mode, self._interactive = mode, interactive
+        self._mode, self._interactive, self._allow = mode, interactive, tuple(allow)
         self._resume, self._resume_latest = resume, resume_latest
         self.emit = RedactingEmit(on_event, Redactor(settings.api_key))
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
@@ -47,6 +48,7 @@ class Runtime:
     def open(self) -> None:
         """Open (or resume) the session and announce it, on the caller's thread."""
         session = open_session(self._settings, self.emit, self._workspace, self._mode, interactive=self._interactive,
+                               allow=self._allow,
                                resume=self._resume, resume_latest=self._resume_latest)
         self._session = session
         session.agent.announce(resumed=bool(session.agent.history))
