@@ -12,6 +12,7 @@ from core.mcp.open import open_mcp
 from core.modes import ASK
 from core.protocol import Emit
 from core.prune.archive import OutputArchive
+from core.sandbox import probe, trampoline
 from core.sanitize import defuse
 from core.secrets import Redactor
 from core.session.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
@@ -78,7 +79,9 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, mode: str = AS
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
-    mcp, mcp_notices = open_mcp(settings, workspace, journal.folder)
+    sandboxed = probe(settings.sandbox, settings.network != "off").active  # stdio servers run confined too
+    mcp, mcp_notices = open_mcp(settings, workspace, journal.folder, confine=(
+        (lambda program, args: trampoline.command(workspace, program, args, settings)) if sandboxed else None))
     notices += mcp_notices
     agent = Agent(settings, emit, workspace, mode, interactive=interactive, allow=allow, journal=journal,
                   history=history, archive=archive, mcp=mcp)
