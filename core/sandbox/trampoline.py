@@ -6,6 +6,7 @@ since the child's environment is the server's own, not the agent's."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -18,7 +19,10 @@ SETTINGS = {"AGENT_SANDBOX": "sandbox", "AGENT_NETWORK": "network", "AGENT_SANDB
 
 
 def command(workspace: Path, program: str, args: list[str], settings: Settings) -> tuple[str, list[str]]:
-    """(command, args) that run `program args` confined as `settings` say, through this very agent."""
+    """(command, args) that run `program args` confined as `settings` say, through this very agent.
+    A program that cannot be found is left as it is, so its starter says so in its own words."""
+    if shutil.which(program) is None:
+        return program, args
     agent = [] if getattr(sys, "frozen", False) else [str(Path(__file__).resolve().parents[2] / "agent.py")]
     given = [f"{name}={getattr(settings, attr)}" for name, attr in SETTINGS.items() if getattr(settings, attr)]
     return sys.executable, [*agent, "sandbox-exec", *given, str(workspace), "--", program, *args]
