@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         from ui.prune_cli import main as prune_main
 
         return prune_main(argv[1:])
-    if argv[:1] == ["sandbox-exec"]:  # how MCP servers start confined (core/sandbox/trampoline.py)
-        from core.sandbox.trampoline import main as sandbox_exec
+    if argv[:1] == ["sandbox-exec"]:  # how MCP servers start confined
+        from ui.sandbox_exec import main as sandbox_exec
 
         return sandbox_exec(argv[1:])
     args = parse_args(argv)
