@@ -27,6 +27,7 @@ CACHE = Path(os.environ.get("DEEPSEEK_AGENT_CACHE")
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deepseek-agent") / "exe"
 WINEPREFIX = CACHE / "wine" / "prefix"
 PYTHON = r"C:\py311\python.exe"
+TEST_EXE = ROOT / "tests" / "test_exe.py"
 # pytest's own report goes to a pipe, whose encoding on Windows is the ANSI code page: write it as
 # UTF-8 so that Chinese test ids and diffs survive. Only this process: the code under test and its
 # children keep Windows' defaults.
@@ -69,11 +70,13 @@ def windows_path(path: Path) -> str:
 
 
 def wants_exe(args: list[str]) -> bool:
-    """Whether the run includes tests/test_exe.py: the whole folder (not --ignore'd), or that file named."""
+    """Whether the run includes tests/test_exe.py: a folder that holds it (not --ignore'd), or that
+    file named. Other folders (tests/loopback/mcp) need no exe."""
     if any(a.startswith("--ignore") and "test_exe" in a for a in args):
         return False
-    paths = [a for a in args if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
-    return not paths or any((ROOT / p.split("::")[0]).is_dir() or "test_exe" in p for p in paths)
+    paths = [(ROOT / a.split("::")[0]).resolve() for a in args if not a.startswith("-")]
+    paths = [p for p in paths if p.exists()]
+    return not paths or any(TEST_EXE.is_relative_to(p) for p in paths)
 
 
 def set_up(build_exe: bool) -> Path | None:
