@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.sse_server import Reply, ScriptedServer, text_events
+from tests.support.sse_server import Reply, ScriptedServer, text_events
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-bench-0000000000000000"
