@@ -1,4 +1,4 @@
-"""The child environment, continued (issue 9 item 5): what the first policy still let through.
+"""The child environment: what a first, name-based policy would let through.
 
 Git's own config in the environment (a credential helper, an `Authorization` header), connection
 strings, personal access tokens, cookies, and values shaped like a credential whatever the name,

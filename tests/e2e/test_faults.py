@@ -60,7 +60,7 @@ class Fault:
     task: str = "hello"  # the journal's first user message
 
 
-# -- the harms (issue 9): what a hostile repository or model tries, and what must not follow -----
+# -- the harms: what a hostile repository or model tries, and what must not follow -----
 def _call(name: str, **arguments: object) -> Reply:
     return Reply(call_events([(name, arguments)]))
 
@@ -255,7 +255,7 @@ def _journal_is_whole(sessions: Path, task: str, answered: bool = True, partial:
     return loaded
 
 
-# -- faults that take more than one run, or a machine's state (issue 9 items 7 and 8) ---------------
+# -- faults that take more than one run, or a machine's state ----------------------------------------
 @dataclass
 class Scenario:
     """A table row whose fault one scripted run cannot produce; `test_scenario_<name>` below plays it

@@ -1,4 +1,4 @@
-"""Issue 9 through the real agent: what a cloned repository or a careless or prompt-injected model
+"""Through the real agent: what a cloned repository or a careless or prompt-injected model
 must not be able to do. Each test runs `agent.py --one` against the loopback server and asserts the
 harm did not happen."""
 
@@ -37,18 +37,6 @@ def test_agents_md_pointing_outside_or_at_a_special_file_is_not_read(tmp_path: P
     instructions = server.requests[0]["instructions"]
     assert "wJalr" not in instructions
     assert "AGENTS.md was not read" in instructions
-
-
-def test_agents_md_inside_the_workspace_is_read_with_a_byte_bound(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "AGENTS.md").write_text("Use tabs. 用中文回答。\n" + "x" * 5_000_000, encoding="utf-8")
-    with ScriptedServer([Reply(text_events("hello"))]) as server:
-        done = run_agent(["--one", "hi"], server.url, tmp_path, timeout=30)
-    assert done.returncode == 0, done.stderr.decode()
-    instructions = server.requests[0]["instructions"]
-    assert "Use tabs. 用中文回答。" in instructions and "AGENTS.md cut at 40,000 characters" in instructions
-    assert len(instructions) < 50_000
 
 
 # -- 5. the child environment ------------------------------------------------------------------------

@@ -129,7 +129,7 @@ print(sys.argv[2])
 def test_the_key_never_leaks_to_children_output_or_session_files(tmp_path: Path) -> None:
     """A command prints the key (read from a workspace file, and in two halves a moment apart): it is
     in no request, not on stdout or stderr, and in no file under the session folder, all of which
-    are private (review C4)."""
+    are private."""
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "notes.txt").write_text(f"the key is {TEST_KEY}\n")
     (tmp_path / "ws" / "show.py").write_text(SHOW_ENV_AND_KEY)

@@ -1,4 +1,4 @@
-"""`pip install .` gives a working package and a `deepseek-agent` command (issue 9 item 8, review C10).
+"""`pip install .` gives a working package and a `deepseek-agent` command.
 
 Built and installed offline here (the dependencies are the test environment's own); the README's
 `python3 -m venv v && v/bin/pip install . && v/bin/deepseek-agent --version` does the same online.

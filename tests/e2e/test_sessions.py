@@ -431,7 +431,7 @@ def test_repl_commands_sessions_resume_context(tmp_path: Path) -> None:
                                                                        "and now?"]
 
 
-# -- durability (issue 9 item 7) ------------------------------------------------------------------
+# -- durability ---------------------------------------------------------------------------------
 class _DiskFullOnce:
     """The journal's file, failing one write half-way through with ENOSPC (as a full disk does)."""
 
@@ -451,7 +451,7 @@ class _DiskFullOnce:
 
 
 def test_a_failed_append_loses_only_that_record(tmp_path: Path) -> None:
-    """Review C11: the record after a half-written one used to be glued to it, and both were lost."""
+    """The record after a half-written one must not be glued to it (both would be lost)."""
     recorder = Recorder()
     script = [Reply(call_events([("run_shell", {"command": "echo one"})])), Reply(text_events("first done")),
               Reply(text_events("second done"))]
@@ -490,7 +490,7 @@ def _resumed_elsewhere(server: ScriptedServer, tmp_path: Path, first_task: str) 
 
 
 def test_a_session_open_in_one_agent_cannot_be_resumed_in_another(tmp_path: Path) -> None:
-    """Review C12: two terminals resuming one session interleaved it. The second is told who holds it."""
+    """Two terminals resuming one session would interleave it: the second is told who holds it."""
     with ScriptedServer(_held_script()) as server:
         holder = _resumed_elsewhere(server, tmp_path, "first task")
         second = run_agent(["--resume", "--one", "task B"], server.url, tmp_path)
@@ -520,7 +520,7 @@ def test_a_session_being_written_is_read_by_another_process(tmp_path: Path) -> N
 
 
 def test_sessions_started_in_the_same_second_never_share_a_journal(tmp_path: Path) -> None:
-    """Issue 15: the id had 16 random bits after the second; now 32, and a clash would meet the lock."""
+    """The id has 32 random bits after the second, and a clash would meet the lock."""
     journals = [Journal.create(tmp_path, tmp_path, "m") for _ in range(200)]
     assert len({j.id[:15] for j in journals}) <= 2 and len({j.id for j in journals}) == 200
     first, second = journals[0], Journal(journals[0].folder, header={"kind": "session"})
@@ -560,8 +560,8 @@ def _reader_reply(body: dict) -> Reply:
 
 
 def test_resume_restores_compaction_so_the_next_request_is_the_one_without_the_restart(tmp_path: Path) -> None:
-    """Review C6: a resume forgot the journaled summary, sent the full history again and summarised
-    (and billed) the same span a second time. Compared: one process doing two tasks, and the same two
+    """A resume keeps the journaled summary: it must not send the full history again and summarise
+    (and bill) the same span a second time. Compared: one process doing two tasks, and the same two
     tasks with a restart between them."""
     env = {"AGENT_WORKING_BUDGET": "6000", "DEEPSEEK_CONTEXT_WINDOW": "100000"}
     requests = {}

@@ -1,4 +1,4 @@
-"""The approval prompt in a real terminal: what the user approves is what runs (review C3)."""
+"""The approval prompt in a real terminal: what the user approves is what runs."""
 
 from __future__ import annotations
 

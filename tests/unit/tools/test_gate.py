@@ -9,7 +9,7 @@ import pytest
 from core.tools.safety import destructive_reason
 
 POSIX_ASK = [
-    # review C2: each of these ran without a question on main
+    # targets outside the workspace, or the workspace's history
     'rm -rf "${HOME}"', "rm -r --force ~", "rm --recursive -f ~", "rm -rf /home/alice", "rm -rf /Users/alice",
     "rm -rf ../..", "rm -rf ../sibling", "rm -rf $PWD", "find ~ -delete", "git checkout .", "git push --mirror",
     "git push origin :main", "git branch -D main", "git stash drop", "eval 'rm -rf ~'", 'rm -rf "/"',

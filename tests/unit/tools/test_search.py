@@ -1,5 +1,5 @@
-"""`search` answers the same with and without ripgrep (one documented behaviour, issue 15 / review C14),
-and a model's regex runs in linear time on both branches (issue 9 item 6 / review C9)."""
+"""`search` answers the same with and without ripgrep (one documented behaviour),
+and a model's regex runs in linear time on both branches."""
 
 from __future__ import annotations
 

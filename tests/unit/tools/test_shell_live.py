@@ -1,6 +1,6 @@
 """A running command seen from the UI and from Ctrl-C/Esc: cancel() never blocks its caller, live
 output arrives on a timer and decodes characters split across reads, and jobs left running are
-killed at the end of the session even when they ignore SIGTERM (issue 10 core side, issue 15)."""
+killed at the end of the session even when they ignore SIGTERM."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def _gone(pid: int, within: float) -> bool:
 
 
 def test_cancel_returns_at_once_and_the_tree_still_dies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A command that ignores SIGTERM blocked cancel() for the grace period (review C16)."""
+    """A command that ignores SIGTERM must not block cancel() for the grace period."""
     monkeypatch.setattr(shell, "KILL_GRACE_SECONDS", 4.0)  # long enough that waiting for it shows
     cancel = Cancel()
     ctx = _ctx(tmp_path, Timed(), cancel)
