@@ -17,7 +17,7 @@ from tests.support.sse_server import Reply, ScriptedServer, call_events, text_ev
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="symlinks, FIFOs and modes as on POSIX")
 
 
-# -- 1. AGENTS.md goes through the workspace guard ------------------------------------------------
+# -- AGENTS.md goes through the workspace guard ---------------------------------------------------
 @posix_only
 @pytest.mark.parametrize("target", ["secret", "fifo", "/dev/zero"])
 def test_agents_md_pointing_outside_or_at_a_special_file_is_not_read(tmp_path: Path, target: str) -> None:
@@ -39,7 +39,7 @@ def test_agents_md_pointing_outside_or_at_a_special_file_is_not_read(tmp_path: P
     assert "AGENTS.md was not read" in instructions
 
 
-# -- 5. the child environment ------------------------------------------------------------------------
+# -- the child environment ---------------------------------------------------------------------------
 SECRETS = {"AZURE_OPENAI_KEY": "az-1", "JWT_PRIVATE_KEY": "jwt-1", "SIGNING_KEY": "sig-1", "MYSQL_PWD": "my-1",
            "DB_PASS": "db-1", "GPG_PASSPHRASE": "gpg-1", "NPM_AUTH": "npm-1", "SENTRY_DSN": "https://k@o1.invalid/1",
            "DATABASE_URL": "postgres://app:pw-1@db.invalid/app", "REDIS_URL": "redis://:pw-2@cache.invalid:6379",
@@ -63,7 +63,7 @@ def test_secret_variables_do_not_reach_commands_and_the_policy_adjusts(tmp_path:
     assert "AGENT_ENV_KEEP" in server.requests[0]["instructions"]  # the model is told how it works
 
 
-# -- 6. a model's regex cannot hang the agent ------------------------------------------------------------
+# -- a model's regex cannot hang the agent ---------------------------------------------------------------
 @pytest.mark.parametrize("with_rg", [False, True], ids=["no-ripgrep", "ripgrep-if-installed"])
 def test_a_pathological_regex_gets_an_answer_through_the_agent(tmp_path: Path, with_rg: bool) -> None:
     """`^(a+)+$` over lines of 40 a's and a '!': hours with Python's re on main (the path Windows always
