@@ -5,7 +5,7 @@ the exe first when it is missing or stale (`./build.sh`). Three measures, median
 `--runs` runs each:
 
 - `--version`: process start to exit (the fast path: no settings, no network code);
-- `--one`: a piped one-shot task answered by the scripted server on 127.0.0.1 (tests/sse_server.py);
+- `--one`: a piped one-shot task answered by the scripted server on 127.0.0.1 (tests/support/sse_server.py);
 - first frame: the program started in tmux with no flags (what a double-click runs) until its first
   screen shows: the full-screen TUI's first frame, or the plain REPL where the TUI cannot start.
   `tmux + echo` is what tmux's own start and the polling cost, for scale.
