@@ -15,7 +15,6 @@ from tests.conftest import Recorder, make_settings
 from tests.support.agent_process import native, run_agent
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
-# -- through the agent loop -----------------------------------------------------------------
 
 def make_agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder) -> Agent:
     workspace = tmp_path / "ws"
