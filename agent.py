@@ -124,30 +124,31 @@ def _workspace(cwd: Path | None) -> Path:
     return folder.resolve()
 
 
-def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
-    from core.agent.prompt import read_agents_md
+def _runtime(args: argparse.Namespace, settings, workspace: Path, on_event, policy: str):
+    """The core's runtime on `on_event`, its session opened (or resumed) and announced."""
     from core.config import ConfigError
-    from core.runtime.open import SessionNotFound, open_session
+    from core.runtime.open import SessionNotFound
+    from core.runtime.runtime import Runtime
     from core.session.journal import JournalError
 
+    runtime = Runtime(settings, workspace, on_event, policy=policy, resume=args.resume or None,
+                      resume_latest=args.resume == "")
     try:
-        session = open_session(settings, emit, workspace, approve, resume=args.resume or None,
-                               resume_latest=args.resume == "")
+        runtime.open()
     except SessionNotFound as exc:
         raise ConfigError(f"Cannot resume: {exc}.") from None
     except JournalError as exc:
         raise ConfigError(f"Cannot start the session: {exc} (set AGENT_SESSIONS_DIR to a writable folder).") from None
-    # The user hears of an AGENTS.md that was skipped or cut; the session's instructions tell the model.
-    for notice in filter(None, [*session.notices, read_agents_md(workspace).notice]):
-        emit("notice", {"kind": "info", "message": notice})
-    return session
+    return runtime
 
 
 def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
+    from core.agent.approvals import REFUSE, YES
     from core.config import ConfigError
-    from core.secrets import RedactingEmit, Redactor
+    from ui.jsonl import JsonEmitter
     from ui.plain.interrupts import InterruptHandler
-    from ui.plain.repl import JsonEmitter, PlainEmitter, make_approver, run_one
+    from ui.plain.render import PlainEmitter
+    from ui.plain.repl import PlainSink, run_one
     from ui.terminal import read_piped_stdin, stdin_is_interactive, use_color
 
     task = args.one
@@ -155,39 +156,42 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
         task = read_piped_stdin()
     if not task.strip():
         raise ConfigError("--one needs a task: give it as an argument or pipe it on stdin.")
-    emit = RedactingEmit(JsonEmitter() if args.json else PlainEmitter(one_shot=True, color=use_color()),
-                         Redactor(settings.api_key))
-    session = _open(args, settings, workspace, emit, make_approver(yes=args.yes, can_ask=False))
+    sink = PlainSink(JsonEmitter() if args.json else PlainEmitter(one_shot=True, color=use_color()))
+    runtime = _runtime(args, settings, workspace, sink, YES if args.yes else REFUSE)
     interrupts = InterruptHandler()
     interrupts.install()
     try:
-        return run_one(session, task.strip(), interrupts)
+        return run_one(runtime, sink, task.strip(), interrupts)
     finally:
-        session.close()
+        runtime.close()
 
 
 def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
+    from core.agent.approvals import ASK, REFUSE, YES
     from core.console import is_terminal
-    from core.secrets import RedactingEmit, Redactor
+    from ui.plain.approver import TerminalApprover
     from ui.plain.interrupts import InterruptHandler
-    from ui.plain.repl import PlainEmitter, make_approver, run_repl
+    from ui.plain.render import PlainEmitter
+    from ui.plain.repl import PlainSink, run_repl
     from ui.terminal import stdin_is_interactive, use_color
 
+    policy = YES if args.yes else ASK
     # is_terminal, not isatty: under Git Bash's mintty the TUI's reason (use winpty) is then said.
     if not args.plain and stdin_is_interactive() and is_terminal(sys.stdout):
         reason = _tui_reason()
         if reason is None:
             import tui
+            from core.session.journal import sessions_root
 
-            return tui.run(settings, lambda emit, approve: _open(args, settings, workspace, emit, approve))
+            return tui.run(lambda emit: _runtime(args, settings, workspace, emit, policy), workspace,
+                           sessions_root(settings.sessions_dir or None).parent)
         print(f"note: full-screen mode unavailable ({reason}); using plain mode.", file=sys.stderr)
-    emit = RedactingEmit(PlainEmitter(color=use_color()), Redactor(settings.api_key))
+    sink = PlainSink(PlainEmitter(color=use_color()))
     interrupts = InterruptHandler()
-    session = _open(args, settings, workspace, emit,
-                    make_approver(yes=args.yes, can_ask=stdin_is_interactive(), interrupts=interrupts,
-                                  redact=Redactor(settings.api_key)))
+    can_ask = stdin_is_interactive()
+    runtime = _runtime(args, settings, workspace, sink, policy if can_ask or args.yes else REFUSE)
     interrupts.install()
-    return run_repl(session, interrupts)
+    return run_repl(runtime, sink, interrupts, TerminalApprover(sys.stderr, interrupts) if can_ask else None)
 
 
 def _tui_reason() -> str | None:

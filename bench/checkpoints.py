@@ -28,6 +28,7 @@ from pathlib import Path
 
 from core.checkpoints import Checkpoints
 from core.checkpoints.gitsnap import RACY_NS
+from core.protocol import discard
 
 RUNS = 5
 
@@ -73,7 +74,7 @@ def around(checkpoints: Checkpoints, command: str, cwd: Path) -> Callable[[], ob
 def session(root: Path, scratch: Path, name: str) -> Checkpoints:
     folder = scratch / name
     folder.mkdir()
-    return Checkpoints(folder, root, lambda record: None, lambda event, data: None)
+    return Checkpoints(folder, root, lambda record: None, discard)
 
 
 def main() -> int:

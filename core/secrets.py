@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import re
 from collections.abc import Callable, Mapping
@@ -138,37 +139,40 @@ class RedactingEmit:
     released, redacted, with the next delta or before any other event.
     """
 
-    def __init__(self, emit: Callable[[str, dict[str, Any]], None], redact: Redactor) -> None:
+    def __init__(self, emit: Callable[[Any], None], redact: Redactor) -> None:
         self._emit = emit
         self._redact = redact
-        self._pending: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        self._pending: dict[tuple[str, str], tuple[Any, str]] = {}
 
-    def __call__(self, event: str, data: dict[str, Any]) -> None:
-        field = _STREAMS.get(event)
+    def __call__(self, event: Any) -> None:
+        """`event` is one of `core.protocol`'s frozen dataclasses."""
+        field = _STREAMS.get(event.type)
         if field is None or not self._redact.secrets:
             self.flush()
-            self._out(event, data)
+            self._out(event)
             return
-        key = (event, str(data.get("call_id", "")))
-        _, held = self._pending.pop(key, (data, ""))
+        key = (event.type, str(getattr(event, "call_id", "")))
+        _, held = self._pending.pop(key, (event, ""))
         self.flush()  # another stream's held text goes first: output keeps its order
-        text = self._redact(held + str(data.get(field, "")))
+        text = self._redact(held + str(getattr(event, field)))
         cut = len(text) - self._open_prefix(text)
         if cut < len(text):
-            self._pending[key] = (data, text[cut:])
+            self._pending[key] = (event, text[cut:])
         if cut:
-            self._out(event, {**data, field: text[:cut]})
+            self._out(dataclasses.replace(event, **{field: text[:cut]}))
 
     def flush(self) -> None:
         """Release whatever is held back (it cannot become a secret any more)."""
         pending, self._pending = self._pending, {}
-        for (event, _), (data, held) in pending.items():
-            self._out(event, {**data, _STREAMS[event]: held})
+        for (kind, _), (event, held) in pending.items():
+            self._out(dataclasses.replace(event, **{_STREAMS[kind]: held}))
 
-    def _out(self, event: str, data: dict[str, Any]) -> None:
+    def _out(self, event: Any) -> None:
         from core.sanitize import shown_deep  # sanitize imports the pruner's cleaning; keep this module light
 
-        self._emit(event, shown_deep(data, self._redact, output=event == "tool_output"))  # type: ignore[arg-type]
+        output = event.type == "tool_output"
+        self._emit(type(event)(**{f.name: shown_deep(getattr(event, f.name), self._redact, output=output)
+                                  for f in dataclasses.fields(event)}))
 
     def _open_prefix(self, text: str) -> int:
         """Length of the longest end of `text` that is the start of a secret."""

@@ -1,11 +1,10 @@
-"""Approvals as events: a tool that needs a yes waits here; a front end answers through the session.
+"""Approvals as events: a tool that needs a yes waits here until the front end answers.
 
-A tool still calls the plain `Approve(what, why)` it gets in its context, but the loop hands it a
-gate bound to the call: the gate emits an `approval` event with the call id, the structured command
-or path, the folder and the decisions on offer, then waits until `Approvals.answer()` is called
-(from any thread), the turn is cancelled, or, for front ends that ask synchronously (the plain
-REPL), the front end's own `Approve` says; one that also has `decide(request) -> (decision,
-reason)` offers all four decisions. The numbering is the same everywhere.
+A tool calls the plain `Approve(what, why)` it gets in its context; the loop hands it a gate bound
+to the call. Under the "ask" policy the gate emits `ApprovalRequested` (the call id, the structured
+command or path, the folder and the decisions on offer) and waits until `Approvals.answer()` is
+called (the runtime does, on an `Answer` op, from any thread) or the turn is cancelled. The
+numbering of the decisions is the same in every front end.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from core import protocol as ev
 from core.cancel import Cancel
@@ -40,6 +38,10 @@ DECISIONS = (
 )
 _BY_INPUT = {name: d.id for d in DECISIONS for name in (d.id, d.key, d.alias) if name}
 
+# Who answers a question: the person (through the front end), nobody (refused), or --yes.
+ASK, REFUSE, YES = "ask", "refuse", "yes"
+NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
+
 
 # How a long action is shown (`compact_action`): its line breaks, and the lines left out between.
 NEWLINE_MARK = " ⏎ "
@@ -47,8 +49,9 @@ MAX_SHOWN_LINES = 6
 MAX_RISKY_SHOWN = 3
 
 
-def compact_action(request: dict[str, Any], text: str, line_chars: int = 200) -> str:
-    """`text` (the request's action, already through the sanitiser) as a question shows it.
+def compact_action(text: str, command: str | None = None, cwd: str = ".", line_chars: int = 200) -> str:
+    """`text` (a question's action, already through the sanitiser) as the question shows it; `command`
+    and `cwd` are the question's own, to find the risky lines.
 
     A model can put 40 harmless lines around one `rm`, and a prompt that prints them all scrolls
     the `rm` off the screen. So an action of more than MAX_SHOWN_LINES lines, or with a line longer
@@ -58,7 +61,7 @@ def compact_action(request: dict[str, Any], text: str, line_chars: int = 200) ->
     lines = text.rstrip("\n").split("\n")
     if len(lines) <= MAX_SHOWN_LINES and all(len(line) <= line_chars for line in lines):
         return "\n".join(lines)
-    keep = {0, len(lines) - 1, *sorted(_risky_lines(request, len(lines)))[:MAX_RISKY_SHOWN]}
+    keep = {0, len(lines) - 1, *sorted(_risky_lines(command, cwd, len(lines)))[:MAX_RISKY_SHOWN]}
     parts: list[str] = []
     left_out = 0
     for number, line in enumerate(lines):
@@ -72,16 +75,15 @@ def compact_action(request: dict[str, Any], text: str, line_chars: int = 200) ->
     return NEWLINE_MARK.join(parts)
 
 
-def _risky_lines(request: dict[str, Any], count: int) -> set[int]:
+def _risky_lines(command: str | None, cwd: str, count: int) -> set[int]:
     """The lines of a command that the safety rules flag on their own (numbered as in the action,
     whose first line is the command's first line)."""
     from core.tools.safety import destructive_reason  # the rules parse shell; only long actions need them
 
-    command = request.get("command")
     lines = command.rstrip("\n").split("\n") if isinstance(command, str) else []
     if len(lines) != count:  # not a command, or redaction joined lines: the numbers would not match
         return set()
-    workspace = Path(str(request.get("cwd") or "."))
+    workspace = Path(cwd or ".")
     return {number for number, line in enumerate(lines) if line.strip() and destructive_reason(line, workspace)}
 
 
@@ -100,21 +102,22 @@ def parse_decision(text: str) -> str | None:
 
 @dataclass
 class _Pending:
-    request: dict[str, Any]
+    request: ev.ApprovalRequested
     done: threading.Event
     decision: str = "deny"
     reason: str = ""
 
 
 class Approvals:
-    """Per-session approval state: pending requests and what was allowed for the whole session.
+    """Per-session approval state: pending questions, the policy, and what was allowed for the session.
 
-    `ask` is the front end's synchronous way to ask (the plain REPL), or None when it answers the
-    `approval` event later through `answer()` (the TUI)."""
+    The policy says who answers: "ask" puts the question to the front end (an `ApprovalRequested`
+    event, answered by the runtime's `Answer` op through `answer()`), "yes" approves everything
+    (--yes), "refuse" refuses what would ask (no one to ask: `--one` without --yes)."""
 
-    def __init__(self, emit: Emit, ask: Approve | None = None) -> None:
+    def __init__(self, emit: Emit, policy: str = ASK) -> None:
         self._emit = emit
-        self._ask = ask
+        self.policy = policy
         self._ids = itertools.count(1)
         self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
@@ -123,6 +126,11 @@ class Approvals:
     def gate(self, call: FunctionCall, cwd: str, cancel: Cancel) -> Approve:
         """The `Approve` a tool of this call gets."""
         return lambda what, why: self._request(call, cwd, cancel, what, why)
+
+    def ask(self, what: str, why: str, *, asker: str, cwd: str, cancel: Cancel) -> str | None:
+        """A question of the agent's own (a slash command's, named by `asker`), not of a tool call:
+        None when allowed, else why not."""
+        return self._request(FunctionCall(call_id="", name=asker, arguments="{}"), cwd, cancel, what, why)
 
     def answer(self, request_id: str, decision: str, reason: str = "") -> bool:
         """Resolve a pending request (any thread); False if it is no longer waiting."""
@@ -135,7 +143,7 @@ class Approvals:
         pending.done.set()
         return True
 
-    def pending(self) -> list[dict[str, Any]]:
+    def pending(self) -> list[ev.ApprovalRequested]:
         with self._lock:
             return [p.request for p in self._pending.values() if not p.done.is_set()]
 
@@ -147,23 +155,19 @@ class Approvals:
         if key in self._allowed:
             self._done(request_id, call, "once", "", "session")
             return None
-        request = {"id": request_id, "call_id": call.call_id, "tool": call.name, "action": what,
-                   "command": target[0], "path": target[1], "cwd": cwd, "reason": why,
-                   "decisions": [d.__dict__ for d in DECISIONS]}
+        if self.policy != ASK:
+            decision, reason = ("once", "") if self.policy == YES else ("deny", NOBODY_TO_ASK)
+            self._done(request_id, call, decision, reason, "policy")
+            return None if decision == "once" else reason
+        request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,
+                                       command=target[0], path=target[1], cwd=cwd, reason=why,
+                                       decisions=[d.__dict__ for d in DECISIONS])
         pending = _Pending(request, threading.Event())
         with self._lock:
             self._pending[request_id] = pending
         by = "user"
         try:
-            self._emit(ev.APPROVAL, request)
-            if self._ask is not None and not pending.done.is_set():
-                by = "front_end"
-                decide = getattr(self._ask, "decide", None)  # a front end that offers all four decisions
-                if decide is not None:
-                    self.answer(request_id, *decide(request))
-                else:
-                    refusal = self._ask(what, why)
-                    self.answer(request_id, "once" if refusal is None else "deny", refusal or "")
+            self._emit(request)
 
             def interrupted() -> None:
                 nonlocal by
@@ -185,8 +189,7 @@ class Approvals:
         return pending.reason or "the user said no"
 
     def _done(self, request_id: str, call: FunctionCall, decision: str, reason: str, by: str) -> None:
-        self._emit(ev.APPROVAL_DONE, {"id": request_id, "call_id": call.call_id, "decision": decision,
-                                      "reason": reason, "by": by})
+        self._emit(ev.ApprovalResolved(id=request_id, call_id=call.call_id, decision=decision, reason=reason, by=by))
 
 
 def _target(call: FunctionCall) -> tuple[str | None, str | None]:

@@ -7,12 +7,13 @@ Whatever happens, the history stays valid for the next request: every function c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from core import protocol as ev
-from core.agent.approvals import Approvals
+from core.agent.approvals import ASK, Approvals
 from core.agent.prompt import build_instructions
 from core.cancel import Cancel
 from core.checkpoints import Checkpoints
@@ -50,7 +51,6 @@ from core.session.items import (
 )
 from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError
 from core.tools import ToolContext, run_tool, tool_schemas
-from core.tools.base import Approve
 from core.tools.workspace import Workspace
 
 
@@ -65,14 +65,13 @@ class Outcome:
 class Agent:
     """Holds one session's history and runs tasks against it."""
 
-    def __init__(self, settings: Settings, emit: Emit, workspace: Path, approve: Approve | None,
+    def __init__(self, settings: Settings, emit: Emit, workspace: Path, policy: str = ASK,
                  client: ResponsesClient | None = None, journal: Journal | None = None,
                  history: list[Item] | None = None, archive: OutputArchive | None = None) -> None:
         self.settings = settings
         self.emit = emit
         self.workspace = Workspace(workspace)
-        self.approve = approve
-        self.approvals = Approvals(emit, approve)  # approve=None: answered via approvals.answer()
+        self.approvals = Approvals(emit, policy)
         self.client = client or ResponsesClient(settings)
         self.journal = journal
         self.archive = archive
@@ -89,7 +88,7 @@ class Agent:
         self._shaped: Shaped | None = None
         self._stuck = ""  # why the task must stop: the same failing output again and again
         self._journal_failed = False
-        # Issue 13: every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
+        # Every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
         self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit,
                                         [settings.api_key or ""])
                             if journal is not None else None)
@@ -97,7 +96,7 @@ class Agent:
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:
         cancel = self._cancel = cancel or Cancel()
-        if self.checkpoints is not None:  # issue 13: a new turn; tell the model what /undo reverted
+        if self.checkpoints is not None:  # a new turn; tell the model what /undo reverted
             for note in self.checkpoints.begin_turn(text):
                 self._record(UserMessage(note))
         self._record(UserMessage(text))
@@ -106,9 +105,9 @@ class Agent:
         except KeyboardInterrupt:  # a second Ctrl-C while the first was still stopping the turn
             cancel.cancel("interrupted by the user (Ctrl-C)")
             self._answer_open_calls()
-            self.emit(ev.ABORTED, {"reason": cancel.reason})
+            self.emit(ev.Aborted(reason=cancel.reason))
             outcome = Outcome("aborted")
-        self.emit(ev.DONE, {"status": outcome.status, "text": outcome.text, "steps": outcome.steps})
+        self.emit(ev.Done(status=outcome.status, text=outcome.text, steps=outcome.steps))
         return outcome
 
     def _answer_open_calls(self) -> None:
@@ -124,31 +123,31 @@ class Agent:
             result = self._ask(cancel, step)
             self._record_turn(result)
             if result.status == "aborted":
-                self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
+                self.emit(ev.Aborted(reason=cancel.reason or "interrupted"))
                 return Outcome("aborted", result.text, step, result.error)
             if result.status == "error":
                 error = result.error or ApiError("the response failed", kind="server")
-                self.emit(ev.ERROR, {"message": error.message, "kind": error.kind})
+                self.emit(ev.Error(message=error.message, kind=error.kind))
                 return Outcome("error", result.text, step, error)
             calls = result.calls
             if result.status == "incomplete":
                 message = _incomplete_message(result.incomplete_reason)
                 if not calls:
-                    self.emit(ev.ERROR, {"message": message, "kind": "incomplete"})
+                    self.emit(ev.Error(message=message, kind="incomplete"))
                     return Outcome("error", result.text, step, ApiError(message, kind="incomplete"))
-                self.emit(ev.NOTICE, {"kind": "warning", "message": message})
+                self.emit(ev.Notice(kind="warning", message=message))
             if not calls:
                 return Outcome("ok", result.text, step)
             if not self._run_calls(calls, cancel):
-                self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
+                self.emit(ev.Aborted(reason=cancel.reason or "interrupted"))
                 return Outcome("aborted", result.text, step)
             if self._stuck:
                 message, self._stuck = self._stuck, ""
-                self.emit(ev.ERROR, {"message": message, "kind": "stuck"})
+                self.emit(ev.Error(message=message, kind="stuck"))
                 return Outcome("error", result.text, step, ApiError(message, kind="stuck"))
         message = (f"Stopped after {self.settings.max_steps} steps (AGENT_MAX_STEPS) before the task was finished; "
                    "send another message to continue.")
-        self.emit(ev.ERROR, {"message": message, "kind": "step_limit"})
+        self.emit(ev.Error(message=message, kind="step_limit"))
         return Outcome("step_limit", "", self.settings.max_steps, ApiError(message, kind="step_limit"))
 
     def _run_calls(self, calls: list[FunctionCall], cancel: Cancel) -> bool:
@@ -178,14 +177,14 @@ class Agent:
     def _ask(self, cancel: Cancel, step: int = 1) -> TurnResult:
         """One model turn on the shaped history; a too-long request is reshaped hard and retried once."""
         self._shaped = self._shape(force=False)
-        self.emit(ev.TURN_STARTED, {"step": step, "max_steps": self.settings.max_steps,
-                                    "estimated_tokens": self._shaped.tokens, "budget_tokens": self.context.budget,
-                                    "window": self.settings.context_window, "model": self.settings.model})
+        self.emit(ev.TurnStarted(step=step, max_steps=self.settings.max_steps,
+                                    estimated_tokens=self._shaped.tokens, budget_tokens=self.context.budget,
+                                    window=self.settings.context_window, model=self.settings.model))
         result = self.client.stream(self._body(self._shaped.items), self.emit, cancel)
         if not _overflowed(result):
             return result
-        self.emit(ev.NOTICE, {"kind": "context", "message": "the server says the request is too long for the "
-                              "model; shaping harder and retrying once"})
+        self.emit(ev.Notice(kind="context", message="the server says the request is too long for the "
+                              "model; shaping harder and retrying once"))
         self._shaped = self._shape(force=True)
         result = self.client.stream(self._body(self._shaped.items), self.emit, cancel)
         if _overflowed(result) and result.error is not None:
@@ -198,7 +197,7 @@ class Agent:
     def _shape(self, force: bool) -> Shaped:
         shaped = self.context.shape(self.history, self.instructions, force=force)
         for action in shaped.actions:
-            self.emit(ev.NOTICE, {"kind": "context", "message": action})
+            self.emit(ev.Notice(kind="context", message=action))
         return shaped
 
     def _body(self, items: list[Item], **overrides: object) -> dict:
@@ -207,15 +206,15 @@ class Agent:
     def _summarize(self, items: list[Item]) -> str:
         """The compaction summariser: the shaped prefix plus SUMMARY_PROMPT, answered without tools."""
         body = self._body([*items, UserMessage(SUMMARY_PROMPT)], tool_choice="none")
-        self.emit(ev.COMPACTION_STARTED, {"items": len(items)})
+        self.emit(ev.CompactionStarted(items=len(items)))
         result = self.client.stream(body, ev.discard, self._cancel)
         usage = result.usage.__dict__ if result.usage is not None else {}
         if result.status == "aborted" or self._cancel.cancelled:
-            self.emit(ev.COMPACTION_DONE, {"status": "aborted", **usage, "message": "interrupted"})
+            self.emit(ev.CompactionDone(status="aborted", **usage, message="interrupted"))
             raise CompactionCancelled(self._cancel.reason or "interrupted")
         if result.status != "ok" or not result.text.strip():
             message = result.error.message if result.error else f"the summary came back {result.status}"
-            self.emit(ev.COMPACTION_DONE, {"status": "error", **usage, "message": message})
+            self.emit(ev.CompactionDone(status="error", **usage, message=message))
             raise RuntimeError(message)
         if result.usage is not None:
             self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
@@ -223,7 +222,7 @@ class Agent:
         self._journal({"kind": "compaction", "text": result.text, "request_items": len(items),
                        "manual": self.context.compacting_now,  # replayed on resume: ContextManager.restore
                        "usage": result.usage.__dict__ if result.usage is not None else None})
-        self.emit(ev.COMPACTION_DONE, {"status": "ok", **usage, "message": ""})
+        self.emit(ev.CompactionDone(status="ok", **usage, message=""))
         return result.text
 
     # -- /context and /compact ---------------------------------------------------------------
@@ -252,13 +251,15 @@ class Agent:
 
     # -- the session event -------------------------------------------------------------------
     def announce(self, resumed: bool = False) -> None:
-        """Emit `session`: who we are and the history to draw (after opening, /resume or /clear)."""
+        """Emit `SessionOpened`: who we are and the history to draw (after opening, /resume or /clear)."""
         known = self.usage.prices is not None
-        self.emit(ev.SESSION, {"id": self.journal.id if self.journal else "", "model": self.settings.model,
-                               "workspace": str(self.workspace.root), "window": self.settings.context_window,
-                               "budget_tokens": self.context.budget, "max_steps": self.settings.max_steps,
-                               "resumed": resumed, "session_cost_usd": self.usage.cost_usd if known else None,
-                               "history": display_history(self.history)})
+        self.emit(ev.SessionOpened(id=self.journal.id if self.journal else "", model=self.settings.model,
+                                   workspace=str(self.workspace.root), window=self.settings.context_window,
+                                   budget_tokens=self.context.budget, max_steps=self.settings.max_steps,
+                                   resumed=resumed, session_cost_usd=self.usage.cost_usd if known else None,
+                                   history=display_history(self.history),
+                                   folder=str(self.journal.folder) if self.journal else "",
+                                   mode=self.approvals.policy))
 
     def compact(self, cancel: Cancel | None = None) -> str:
         """Summarise all but the latest turns now; says what happened."""
@@ -282,8 +283,8 @@ class Agent:
         except JournalError as exc:
             if not self._journal_failed:
                 self._journal_failed = True
-                self.emit(ev.NOTICE, {"kind": "warning", "message": f"{exc}; the session goes on, but what "
-                                      "follows is not saved until this is fixed"})
+                self.emit(ev.Notice(kind="warning", message=f"{exc}; the session goes on, but what "
+                                      "follows is not saved until this is fixed"))
 
     def _record_turn(self, result: TurnResult) -> None:
         """Journal what the model produced. Calls are kept only if they will get outputs."""
@@ -317,9 +318,9 @@ class Agent:
         cost = self.usage.add(usage.input_tokens, usage.cached_tokens, usage.output_tokens, usage.reasoning_tokens)
         self._journal({"kind": "usage", **usage.__dict__})
         known = self.usage.prices is not None
-        self.emit(ev.USAGE, {**usage.__dict__, "context_tokens": usage.input_tokens,
-                             "budget_tokens": self.context.budget, "cost_usd": cost if known else None,
-                             "session_cost_usd": self.usage.cost_usd if known else None})
+        self.emit(ev.UsageReported(**usage.__dict__, context_tokens=usage.input_tokens,
+                             budget_tokens=self.context.budget, cost_usd=cost if known else None,
+                             session_cost_usd=self.usage.cost_usd if known else None))
 
 
 class _HeldToolEvent:
@@ -328,18 +329,18 @@ class _HeldToolEvent:
 
     def __init__(self, emit: Emit) -> None:
         self._emit = emit
-        self._held: dict | None = None
+        self._held: ev.ToolFinished | None = None
 
-    def __call__(self, event: str, data: dict) -> None:
-        if event == ev.TOOL:
-            self._held = data
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ToolFinished):
+            self._held = event
         else:
-            self._emit(event, data)
+            self._emit(event)
 
     def release(self, model_result: str) -> None:
         if self._held is not None:
             held, self._held = self._held, None
-            self._emit(ev.TOOL, {**held, "model_result": model_result})
+            self._emit(dataclasses.replace(held, model_result=model_result))
 
 
 def display_history(items: list[Item]) -> list[dict]:

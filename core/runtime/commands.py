@@ -43,7 +43,7 @@ def _sessions(session: Session, arg: str, cancel: Cancel) -> Reply:
 def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
-        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approve,
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.policy,
                            resume=arg or None, resume_latest=not arg, exclude=session.journal.id)
     except (SessionNotFound, JournalError) as exc:
         return Reply(f"Cannot resume: {exc}")
@@ -56,7 +56,7 @@ def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
 def _clear(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
-        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approve)
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.policy)
     except JournalError as exc:
         return Reply(f"Cannot start a new session: {exc}")
     session.close()
@@ -91,7 +91,7 @@ COMMANDS: dict[str, tuple[Callable[[Session, str, Cancel], Reply], str]] = {
     "/clear": (_clear, "start a new conversation (the current one stays saved)"),
     "/model": (_model, "show the model, or switch: /model NAME"),
     "/diff": (lambda s, a, c: Reply(diff_text(s.agent, a)), "what the agent changed: /diff (session), /diff last"),
-    "/undo": (lambda s, a, c: Reply(undo_text(s.agent, a)), "put files back as before the last turn: /undo [N]"),
+    "/undo": (lambda s, a, c: Reply(undo_text(s.agent, a, c)), "put files back as before the last turn: /undo [N]"),
     "/sessions": (_sessions, "list saved sessions"),
     "/resume": (_resume, "continue a saved session: /resume [ID] (latest without ID)"),
     "/exit": (_exit, "quit (Ctrl-D works too)"),

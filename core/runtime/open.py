@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.agent.approvals import ASK
 from core.agent.loop import Agent
 from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
@@ -13,7 +14,6 @@ from core.prune.archive import OutputArchive
 from core.sanitize import defuse
 from core.secrets import Redactor
 from core.session.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
-from core.tools.base import Approve
 from core.tools.shell import kill_lingering
 
 OUTPUTS_FOLDER = "outputs"
@@ -39,7 +39,7 @@ class Session:
         kill_lingering()
 
 
-def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Approve,
+def open_session(settings: Settings, emit: Emit, workspace: Path, policy: str = ASK,
                  resume: str | None = None, resume_latest: bool = False, exclude: str = "") -> Session:
     """A fresh session, or (with `resume`/`resume_latest`) the chosen one continued; `exclude`
     is the session asking to switch, never a candidate."""
@@ -74,7 +74,7 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
-    agent = Agent(settings, emit, workspace, approve, journal=journal, history=history, archive=archive)
+    agent = Agent(settings, emit, workspace, policy, journal=journal, history=history, archive=archive)
     for record in loaded_usage:  # the session's cost goes on from where it was, summaries included
         agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",
                                                            "reasoning_tokens")))
@@ -91,7 +91,7 @@ def format_sessions(settings: Settings, limit: int = 30) -> str:
     lines = [f"Sessions in {root} (newest first):"]
     for info in sessions[:limit]:
         prompt = defuse(info.first_prompt[:70]) + ("…" if len(info.first_prompt) > 70 else "")
-        kept = session_checkpoints_size(info.folder)  # issue 13: what /undo keeps, part of the size
+        kept = session_checkpoints_size(info.folder)  # what /undo keeps, part of the size
         extra = f" (checkpoints {_size(kept)})" if kept else ""
         lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}{extra}  {prompt}")
     if len(sessions) > limit:

@@ -91,7 +91,7 @@ def run_tool(call: FunctionCall, ctx: ToolContext) -> FunctionCallOutput:
         shown_args = json.loads(call.arguments)
     except ValueError:
         pass
-    ctx.emit(ev.TOOL_START, {"call_id": call.call_id, "name": call.name, "arguments": shown_args})
+    ctx.emit(ev.ToolStarted(call_id=call.call_id, name=call.name, arguments=shown_args))
     start = time.monotonic()
     if tool is None:
         result = ToolResult(f"error: there is no tool named {call.name!r}; available: {', '.join(TOOLS)}",
@@ -111,7 +111,7 @@ def run_tool(call: FunctionCall, ctx: ToolContext) -> FunctionCallOutput:
         except Exception as exc:  # a bug in a tool must not end the session
             result = ToolResult(f"error: {call.name} crashed ({type(exc).__name__}: {exc})", status="error")
     duration = time.monotonic() - start
-    ctx.emit(ev.TOOL, {"call_id": call.call_id, "name": call.name, "arguments": shown_args,
-                       "result": result.output, "status": result.status, "duration": round(duration, 3)})
+    ctx.emit(ev.ToolFinished(call_id=call.call_id, name=call.name, arguments=shown_args,
+                       result=result.output, status=result.status, duration=round(duration, 3)))
     meta = {"tool": call.name, "status": result.status, **result.meta}
     return FunctionCallOutput(call_id=call.call_id, output=result.output, meta=meta)

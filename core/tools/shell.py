@@ -245,7 +245,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     live.flush(final=True)
     dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
     if dropped:
-        ctx.emit(ev.NOTICE, {"kind": "info", "message": f"output archive: {dropped}"})
+        ctx.emit(ev.Notice(kind="info", message=f"output archive: {dropped}"))
     pruned = prune(OutputDecoder(console_encoding()).decode(run.output, final=True), command=command, exit_code=run.exit_code, archive_id=archive_id,
                    budget_chars=ctx.result_chars)
     text = pruned.text
@@ -312,4 +312,4 @@ class _LiveOutput:
             if not text:
                 return
             self._last = time.monotonic()
-            self._ctx.emit(ev.TOOL_OUTPUT, {"call_id": self._ctx.call_id, "text": text})
+            self._ctx.emit(ev.ToolOutput(call_id=self._ctx.call_id, text=text))

@@ -14,6 +14,7 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.widgets import Frame, TextArea
 
+from core import protocol as ev
 from core.agent.approvals import DECISIONS, compact_action, parse_decision
 from ui.tui.render import safe
 
@@ -22,7 +23,7 @@ Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
 
 class ApprovalDialog:
     def __init__(self, answer: Answer, focus: Callable[[Any], None]) -> None:
-        self.request: dict[str, Any] | None = None
+        self.request: ev.ApprovalRequested | None = None
         self.asking_reason = False
         self._answer = answer
         self._focus = focus
@@ -35,7 +36,7 @@ class ApprovalDialog:
             style="class:dialog")
         self.visible = Condition(lambda: self.request is not None)
 
-    def open(self, request: dict[str, Any] | None) -> None:
+    def open(self, request: ev.ApprovalRequested | None) -> None:
         """Show a request (None closes the dialog: it was answered or the turn ended)."""
         self.request, self.asking_reason = request, False
         self.reason.text = ""
@@ -43,18 +44,20 @@ class ApprovalDialog:
             self._focus(self.body)
 
     def _text(self) -> list[tuple[str, str]]:
-        r = self.request or {}
-        what = r.get("command") or r.get("path") or r.get("action") or ""
+        r = self.request
+        if r is None:
+            return []
+        what = r.command or r.path or r.action
         # The dialog's margins and frame take 6 columns. A long action is compacted so the risky line
         # and the decisions stay on screen (the same compaction as the plain prompt), after its indent.
         inner = max(24, get_app().output.get_size().columns - 6)
-        action = compact_action(r, safe(str(what)), line_chars=inner - 3)
+        action = compact_action(safe(what), r.command, r.cwd, line_chars=inner - 3)
         # Why it needs a yes comes first: however long the action, the risk is on screen.
         lines: list[tuple[str, str]] = [
-            ("ansiyellow bold", f" {safe(str(r.get('reason', '')))}\n"),
-            ("bold", f" {safe(str(r.get('tool', '')))} wants to {'run' if r.get('command') else 'change'}:\n"),
+            ("ansiyellow bold", f" {safe(r.reason)}\n"),
+            ("bold", f" {safe(r.tool)} wants to {'run' if r.command else 'change'}:\n"),
             *[("class:dialog.what", f"   {row}\n") for row in action.split("\n")],
-            ("", f" in {_tail(safe(str(r.get('cwd', ''))), inner - 4)}\n"),
+            ("", f" in {_tail(safe(r.cwd), inner - 4)}\n"),
         ]
         for d in DECISIONS:
             alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
@@ -78,11 +81,11 @@ class ApprovalDialog:
             self.asking_reason = True
             self._focus(self.reason)
             return
-        self._answer(str(self.request["id"]), decision, "")
+        self._answer(self.request.id, decision, "")
 
     def _send_reason(self, buffer: Any) -> bool:
         if self.request is not None:
-            self._answer(str(self.request["id"]), "deny_reason", buffer.text.strip())
+            self._answer(self.request.id, "deny_reason", buffer.text.strip())
         return False
 
 
