@@ -18,6 +18,15 @@ modes:
   --one TASK       run one task and exit (the task may also be piped on stdin)
   prune -- CMD     run CMD and print its pruned output (see `prune --help`)
 
+approval modes (--mode; /mode or Shift-Tab switch them in a session):
+  auto             commands run in the kernel's sandbox unasked (writes only in the workspace and temp
+                   folders, secrets unreadable); running one outside it asks. Default where a sandbox
+                   works (Linux: Landlock or bubblewrap)
+  ask              read-only commands and your allow rules run; everything else asks. Default where no
+                   sandbox works (Windows today, old kernels, --no-sandbox)
+  yes              every question is answered yes (--yes); commands are still confined where they can be
+  --one cannot ask: what would ask is refused, and the model is told how you could allow it.
+
 exit codes (--one): 0 done, 1 error, 2 bad usage or settings, 3 step limit reached, 130 interrupted
 
 settings come from the environment, then a .env file, then defaults; see .env.example for every key.
@@ -33,7 +42,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--one", nargs="?", const="", default=None, metavar="TASK",
                         help="run one task to completion and exit (TASK or stdin)")
     parser.add_argument("--json", action="store_true", help="with --one: write every event as a JSON line")
-    parser.add_argument("--yes", action="store_true", help="approve destructive commands without asking")
+    parser.add_argument("--yes", action="store_true", help="answer every question yes (the yes mode)")
+    parser.add_argument("--mode", choices=("auto", "ask", "yes"), help="the approval mode (see below; AGENT_MODE)")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run commands unconfined (AGENT_SANDBOX=off); the default mode becomes ask")
+    parser.add_argument("--no-network", action="store_true",
+                        help="confined commands may not open network connections (AGENT_NETWORK=off)")
+    parser.add_argument("--allow", action="append", default=[], metavar="COMMAND",
+                        help="let commands starting with these words run unasked in this run (repeatable)")
     parser.add_argument("--model", help="model name (overrides DEEPSEEK_MODEL)")
     parser.add_argument("--cwd", type=Path, help="workspace folder (default: the current folder)")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID",
@@ -56,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     from core.config import ConfigError, load_settings
 
     try:
-        settings = load_settings(overrides={"DEEPSEEK_MODEL": args.model} if args.model else None)
+        settings = load_settings(overrides=_overrides(args))
         if args.sessions:
             from core.runtime.open import format_sessions
 
@@ -74,6 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, str]:
+    """The settings the command line gives (they win over the environment and the .env)."""
+    given = {"DEEPSEEK_MODEL": args.model, "AGENT_MODE": "yes" if args.yes else args.mode,
+             "AGENT_SANDBOX": "off" if args.no_sandbox else None, "AGENT_NETWORK": "off" if args.no_network else None}
+    return {name: value for name, value in given.items() if value}
 
 
 def _can_prompt() -> bool:
@@ -112,7 +135,7 @@ def _ask_for_key(settings, args: argparse.Namespace):
               "environment instead.", file=sys.stderr)
         return settings
     print(f"Saved to {settings.env_file}.", file=sys.stderr)
-    return load_settings(overrides={"DEEPSEEK_MODEL": args.model} if args.model else None)
+    return load_settings(overrides=_overrides(args))
 
 
 def _workspace(cwd: Path | None) -> Path:
@@ -124,15 +147,16 @@ def _workspace(cwd: Path | None) -> Path:
     return folder.resolve()
 
 
-def _runtime(args: argparse.Namespace, settings, workspace: Path, on_event, policy: str):
+def _runtime(args: argparse.Namespace, settings, workspace: Path, on_event, interactive: bool):
     """The core's runtime on `on_event`, its session opened (or resumed) and announced."""
     from core.config import ConfigError
+    from core.modes import resolve_mode
     from core.runtime.open import SessionNotFound
     from core.runtime.runtime import Runtime
     from core.session.journal import JournalError
 
-    runtime = Runtime(settings, workspace, on_event, policy=policy, resume=args.resume or None,
-                      resume_latest=args.resume == "")
+    runtime = Runtime(settings, workspace, on_event, mode=resolve_mode(settings), interactive=interactive,
+                      allow=args.allow, resume=args.resume or None, resume_latest=args.resume == "")
     try:
         runtime.open()
     except SessionNotFound as exc:
@@ -143,7 +167,6 @@ def _runtime(args: argparse.Namespace, settings, workspace: Path, on_event, poli
 
 
 def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
-    from core.agent.approvals import REFUSE, YES
     from core.config import ConfigError
     from ui.jsonl import JsonEmitter
     from ui.plain.interrupts import InterruptHandler
@@ -157,7 +180,7 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
     if not task.strip():
         raise ConfigError("--one needs a task: give it as an argument or pipe it on stdin.")
     sink = PlainSink(JsonEmitter() if args.json else PlainEmitter(one_shot=True, color=use_color()))
-    runtime = _runtime(args, settings, workspace, sink, YES if args.yes else REFUSE)
+    runtime = _runtime(args, settings, workspace, sink, interactive=False)
     interrupts = InterruptHandler()
     interrupts.install()
     try:
@@ -167,7 +190,6 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
 
 
 def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
-    from core.agent.approvals import ASK, REFUSE, YES
     from core.console import is_terminal
     from ui.plain.approver import TerminalApprover
     from ui.plain.interrupts import InterruptHandler
@@ -175,7 +197,6 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
     from ui.plain.repl import PlainSink, run_repl
     from ui.terminal import stdin_is_interactive, use_color
 
-    policy = YES if args.yes else ASK
     # is_terminal, not isatty: under Git Bash's mintty the TUI's reason (use winpty) is then said.
     if not args.plain and stdin_is_interactive() and is_terminal(sys.stdout):
         reason = _tui_reason()
@@ -183,13 +204,13 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
             import tui
             from core.session.journal import sessions_root
 
-            return tui.run(lambda emit: _runtime(args, settings, workspace, emit, policy), workspace,
+            return tui.run(lambda emit: _runtime(args, settings, workspace, emit, interactive=True), workspace,
                            sessions_root(settings.sessions_dir or None).parent)
         print(f"note: full-screen mode unavailable ({reason}); using plain mode.", file=sys.stderr)
     sink = PlainSink(PlainEmitter(color=use_color()))
     interrupts = InterruptHandler()
     can_ask = stdin_is_interactive()
-    runtime = _runtime(args, settings, workspace, sink, policy if can_ask or args.yes else REFUSE)
+    runtime = _runtime(args, settings, workspace, sink, interactive=can_ask)
     interrupts.install()
     return run_repl(runtime, sink, interrupts, TerminalApprover(sys.stderr, interrupts) if can_ask else None)
 

@@ -175,6 +175,7 @@ class ApprovalRequested:
     command: str | None = None
     path: str | None = None
     kind: str = "command"
+    rule: str | None = None  # what "always, in this workspace" (decision 5) would allow: `pytest`, `npm run`
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core import protocol as ev
+from core.agent.rules import AllowRules, rule_for
 from core.cancel import Cancel
+from core.modes import ASK, YES
 from core.protocol import Emit
+from core.sandbox import SandboxInfo
 from core.session.items import FunctionCall
 from core.tools.base import Approve
+from core.tools.safety import NOT_KNOWN_READ_ONLY, platform_dialect
 
 
 @dataclass(frozen=True)
@@ -35,12 +39,13 @@ DECISIONS = (
     Decision("session", "2", "a", "always, for this session"),
     Decision("deny", "3", "n", "deny"),
     Decision("deny_reason", "4", "", "deny, and tell the model why"),
+    Decision("workspace", "5", "w", "always, in this workspace"),  # offered with a rule to keep
 )
 _BY_INPUT = {name: d.id for d in DECISIONS for name in (d.id, d.key, d.alias) if name}
 
-# Who answers a question: the person (through the front end), nobody (refused), or --yes.
-ASK, REFUSE, YES = "ask", "refuse", "yes"
 NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
+NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox in this mode; rerun with --yes to allow "
+                       "it, or turn the sandbox off with --no-sandbox (AGENT_SANDBOX=off)")
 
 
 # How a long action is shown (`compact_action`): its line breaks, and the lines left out between.
@@ -111,26 +116,40 @@ class _Pending:
 class Approvals:
     """Per-session approval state: pending questions, the policy, and what was allowed for the session.
 
-    The policy says who answers: "ask" puts the question to the front end (an `ApprovalRequested`
-    event, answered by the runtime's `Answer` op through `answer()`), "yes" approves everything
-    (--yes), "refuse" refuses what would ask (no one to ask: `--one` without --yes)."""
+    Who answers: in the `yes` mode, the mode itself; else the person, through the front end (an
+    `ApprovalRequested` event, answered by the runtime's `Answer` op through `answer()`); when
+    nobody can be asked (`interactive` False: `--one`), the question is refused and the model told
+    how the user could allow it. `rules` keeps what was allowed for the workspace for good."""
 
-    def __init__(self, emit: Emit, policy: str = ASK) -> None:
+    def __init__(self, emit: Emit, mode: str = ASK, *, interactive: bool = True, rules: AllowRules | None = None,
+                 sandbox: SandboxInfo | None = None) -> None:
         self._emit = emit
-        self.policy = policy
+        self.mode = mode
+        self.interactive = interactive
+        self.rules = rules
+        self.sandbox = sandbox or SandboxInfo("none")  # what confines commands
         self._ids = itertools.count(1)
         self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
-        self._allowed: set[tuple[str, str]] = set()
+        self._allowed: set[tuple[str, str, str]] = set()
 
-    def gate(self, call: FunctionCall, cwd: str, cancel: Cancel) -> Approve:
-        """The `Approve` a tool of this call gets."""
-        return lambda what, why: self._request(call, cwd, cancel, what, why)
+    def gate(self, call: FunctionCall, cwd: str, cancel: Cancel, kind: str = "command") -> Approve:
+        """The `Approve` a tool of this call gets; `kind` "unconfined" asks to run a command the
+        sandbox blocked outside it (its own question: an "always" for the command does not cover it)."""
+        return lambda what, why: self._request(call, cwd, cancel, what, why, kind)
+
+    def extra_rules(self) -> tuple[str, ...]:
+        """The rules given for this run only (--allow), for a session opened from this one."""
+        return self.rules.extra if self.rules is not None else ()
+
+    def allowed(self, command: str, dialect: str) -> bool:
+        """The workspace's allow rules let this command line run unasked."""
+        return self.rules is not None and self.rules.allows(command, dialect)
 
     def ask(self, what: str, why: str, *, asker: str, cwd: str, cancel: Cancel) -> str | None:
         """A question of the agent's own (a slash command's, named by `asker`), not of a tool call:
         None when allowed, else why not."""
-        return self._request(FunctionCall(call_id="", name=asker, arguments="{}"), cwd, cancel, what, why)
+        return self._request(FunctionCall(call_id="", name=asker, arguments="{}"), cwd, cancel, what, why, "command")
 
     def answer(self, request_id: str, decision: str, reason: str = "") -> bool:
         """Resolve a pending request (any thread); False if it is no longer waiting."""
@@ -148,20 +167,25 @@ class Approvals:
             return [p.request for p in self._pending.values() if not p.done.is_set()]
 
     # -- one request ------------------------------------------------------------------------
-    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str) -> str | None:
+    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str, kind: str) -> str | None:
         target = _target(call)
-        key = (call.name, target[0] or target[1] or what)
+        key = (call.name, kind, target[0] or target[1] or what)
         request_id = f"ap-{next(self._ids)}"
         if key in self._allowed:
             self._done(request_id, call, "once", "", "session")
             return None
-        if self.policy != ASK:
-            decision, reason = ("once", "") if self.policy == YES else ("deny", NOBODY_TO_ASK)
+        # "Always, in this workspace" is offered for a command that only asks for not being known to
+        # read: a rule must never come to cover what the gate found destructive.
+        rule = (rule_for(target[0], platform_dialect())
+                if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
+        if self.mode == YES or not self.interactive:
+            decision, reason = ("once", "") if self.mode == YES else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")
             return None if decision == "once" else reason
+        offered = [d.__dict__ for d in DECISIONS if d.id != "workspace" or rule]
         request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,
                                        command=target[0], path=target[1], cwd=cwd, reason=why,
-                                       decisions=[d.__dict__ for d in DECISIONS])
+                                       decisions=offered, kind=kind, rule=rule)
         pending = _Pending(request, threading.Event())
         with self._lock:
             self._pending[request_id] = pending
@@ -181,12 +205,25 @@ class Approvals:
                 self._pending.pop(request_id, None)
         if pending.decision == "session":
             self._allowed.add(key)
+        if pending.decision == "workspace" and rule and self.rules is not None:
+            self._allowed.add(key)
+            failed = self.rules.add(rule)
+            if failed:
+                self._emit(ev.Notice(kind="warning", message=failed))
         self._done(request_id, call, pending.decision, pending.reason, by)
-        if pending.decision in ("once", "session"):
+        if pending.decision in ("once", "session", "workspace"):
             return None
         if pending.decision == "deny_reason" and pending.reason:
             return f"the user said no: {pending.reason}"
         return pending.reason or "the user said no"
+
+    def _refusal(self, kind: str, rule: str | None) -> str:
+        """Why nobody could say yes, and how the user can allow it next time."""
+        if kind == "unconfined":
+            return NOBODY_TO_UNCONFINE
+        if self.mode == ASK and rule:
+            return f"{NOBODY_TO_ASK}, or with --allow {rule!r} to allow such commands in this workspace"
+        return NOBODY_TO_ASK
 
     def _done(self, request_id: str, call: FunctionCall, decision: str, reason: str, by: str) -> None:
         self._emit(ev.ApprovalResolved(id=request_id, call_id=call.call_id, decision=decision, reason=reason, by=by))

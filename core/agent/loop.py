@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core import protocol as ev
-from core.agent.approvals import ASK, Approvals
+from core.agent.approvals import Approvals
 from core.agent.prompt import build_instructions
+from core.agent.rules import AllowRules
 from core.cancel import Cancel
 from core.checkpoints import Checkpoints
 from core.config import Settings
@@ -32,12 +33,14 @@ from core.context import (
 )
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
+from core.modes import ASK
 from core.protocol import Emit
 from core.provider.assembler import TurnResult, Usage
 from core.provider.client import ResponsesClient
 from core.provider.errors import ApiError
 from core.provider.request import build_body
 from core.prune.archive import OutputArchive
+from core.sandbox import probe
 from core.secrets import Redactor
 from core.session.items import (
     AssistantMessage,
@@ -49,7 +52,7 @@ from core.session.items import (
     UserMessage,
     to_record,
 )
-from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError
+from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError, sessions_root
 from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.workspace import Workspace
 
@@ -65,13 +68,17 @@ class Outcome:
 class Agent:
     """Holds one session's history and runs tasks against it."""
 
-    def __init__(self, settings: Settings, emit: Emit, workspace: Path, policy: str = ASK,
+    def __init__(self, settings: Settings, emit: Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
+                 allow: tuple[str, ...] = (),
                  client: ResponsesClient | None = None, journal: Journal | None = None,
                  history: list[Item] | None = None, archive: OutputArchive | None = None) -> None:
         self.settings = settings
         self.emit = emit
         self.workspace = Workspace(workspace)
-        self.approvals = Approvals(emit, policy)
+        data_dir = sessions_root(settings.sessions_dir or None).parent if journal else None
+        rules = AllowRules(data_dir, self.workspace.root, allow)
+        self.approvals = Approvals(emit, mode, interactive=interactive, rules=rules,
+                                   sandbox=probe(settings.sandbox, settings.network != "off"))
         self.client = client or ResponsesClient(settings)
         self.journal = journal
         self.archive = archive
@@ -161,8 +168,11 @@ class Agent:
                 continue
             ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=held, cancel=cancel,
                               approve=self.approvals.gate(call, str(self.workspace.root), cancel),
+                              approve_unconfined=self.approvals.gate(call, str(self.workspace.root), cancel,
+                                                                     kind="unconfined"),
                               archive=self.archive, checkpoints=self.checkpoints,
-                              result_chars=prune_budget_chars(cap))
+                              result_chars=prune_budget_chars(cap), mode=self.approvals.mode,
+                              allowed=self.approvals.allowed)
             output = run_tool(call, ctx)
             repeat = judge_repeat(self.history, call, output)
             output.output = repeat.text or output.output
@@ -259,7 +269,7 @@ class Agent:
                                    resumed=resumed, session_cost_usd=self.usage.cost_usd if known else None,
                                    history=display_history(self.history),
                                    folder=str(self.journal.folder) if self.journal else "",
-                                   mode=self.approvals.policy))
+                                   mode=self.approvals.mode, sandbox=self.approvals.sandbox.describe()))
 
     def compact(self, cancel: Cancel | None = None) -> str:
         """Summarise all but the latest turns now; says what happened."""

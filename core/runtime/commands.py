@@ -15,6 +15,7 @@ from typing import Any
 
 from core.cancel import Cancel
 from core.checkpoints.commands import diff_text, undo_text
+from core.modes import AUTO, MODES, SUMMARY
 from core.runtime.open import Session, SessionNotFound, format_sessions, open_session
 from core.session.journal import JournalError
 
@@ -43,7 +44,8 @@ def _sessions(session: Session, arg: str, cancel: Cancel) -> Reply:
 def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
-        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.policy,
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.mode,
+                           interactive=agent.approvals.interactive, allow=agent.approvals.extra_rules(),
                            resume=arg or None, resume_latest=not arg, exclude=session.journal.id)
     except (SessionNotFound, JournalError) as exc:
         return Reply(f"Cannot resume: {exc}")
@@ -56,7 +58,8 @@ def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
 def _clear(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
-        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.policy)
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.mode,
+                           interactive=agent.approvals.interactive, allow=agent.approvals.extra_rules())
     except JournalError as exc:
         return Reply(f"Cannot start a new session: {exc}")
     session.close()
@@ -76,6 +79,24 @@ def _model(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(f"Model: {name} from the next request on", data={"model": name})
 
 
+def _mode(session: Session, arg: str, cancel: Cancel) -> Reply:
+    approvals = session.agent.approvals
+    sandbox = approvals.sandbox
+    usable = [m for m in MODES if m != AUTO or sandbox.active]
+    name = arg.split()[0].lower() if arg.strip() else ""
+    if name == "next":  # Shift-Tab in the TUI: the next mode this machine can use
+        name = usable[(usable.index(approvals.mode) + 1) % len(usable)] if approvals.mode in usable else usable[0]
+    if not name:
+        return Reply(f"Mode: {approvals.mode} ({SUMMARY[approvals.mode]}). Sandbox: {sandbox.describe()}.\n"
+                     f"Switch with /mode {'|'.join(usable)}.", data={"mode": approvals.mode})
+    if name not in MODES:
+        return Reply(f"Unknown mode {name!r}: the modes are {', '.join(MODES)}.")
+    if name not in usable:
+        return Reply(f"The auto mode runs commands in a sandbox, and none works here ({sandbox.reason}).")
+    approvals.mode = name
+    return Reply(f"Mode: {name} ({SUMMARY[name]}) from the next command on.", data={"mode": name})
+
+
 def _context(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(session.agent.context_report(), data=session.agent.context_data())
 
@@ -90,6 +111,7 @@ COMMANDS: dict[str, tuple[Callable[[Session, str, Cancel], Reply], str]] = {
     "/compact": (_compact, "summarise older turns now to free context"),
     "/clear": (_clear, "start a new conversation (the current one stays saved)"),
     "/model": (_model, "show the model, or switch: /model NAME"),
+    "/mode": (_mode, "show the approval mode, or switch: /mode auto|ask|yes"),
     "/diff": (lambda s, a, c: Reply(diff_text(s.agent, a)), "what the agent changed: /diff (session), /diff last"),
     "/undo": (lambda s, a, c: Reply(undo_text(s.agent, a, c)), "put files back as before the last turn: /undo [N]"),
     "/sessions": (_sessions, "list saved sessions"),

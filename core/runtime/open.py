@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.agent.approvals import ASK
 from core.agent.loop import Agent
 from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
+from core.modes import ASK
 from core.protocol import Emit
 from core.prune.archive import OutputArchive
 from core.sanitize import defuse
@@ -39,7 +39,8 @@ class Session:
         kill_lingering()
 
 
-def open_session(settings: Settings, emit: Emit, workspace: Path, policy: str = ASK,
+def open_session(settings: Settings, emit: Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
+                 allow: tuple[str, ...] = (),
                  resume: str | None = None, resume_latest: bool = False, exclude: str = "") -> Session:
     """A fresh session, or (with `resume`/`resume_latest`) the chosen one continued; `exclude`
     is the session asking to switch, never a candidate."""
@@ -74,7 +75,7 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, policy: str = 
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
-    agent = Agent(settings, emit, workspace, policy, journal=journal, history=history, archive=archive)
+    agent = Agent(settings, emit, workspace, mode, interactive=interactive, allow=allow, journal=journal, history=history, archive=archive)
     for record in loaded_usage:  # the session's cost goes on from where it was, summaries included
         agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",
                                                            "reasoning_tokens")))

@@ -15,10 +15,10 @@ import traceback
 from pathlib import Path
 
 from core import protocol as ev
-from core.agent.approvals import ASK
 from core.agent.prompt import read_agents_md
 from core.cancel import Cancel
 from core.config import Settings
+from core.modes import ASK
 from core.runtime.commands import run_command
 from core.runtime.open import Session, open_session
 from core.secrets import RedactingEmit, Redactor
@@ -30,11 +30,12 @@ class Runtime:
     """One session's engine behind a queue. `open()` opens the session (it raises
     `SessionNotFound`/`JournalError` for the front end to report); `start()` starts the worker."""
 
-    def __init__(self, settings: Settings, workspace: Path, on_event: ev.Emit, *, policy: str = ASK,
-                 resume: str | None = None, resume_latest: bool = False) -> None:
+    def __init__(self, settings: Settings, workspace: Path, on_event: ev.Emit, *, mode: str = ASK,
+                 interactive: bool = True, allow: list[str] | tuple[str, ...] = (), resume: str | None = None,
+                 resume_latest: bool = False) -> None:
         self._settings = settings
         self._workspace = workspace
-        self._policy = policy
+        self._mode, self._interactive, self._allow = mode, interactive, tuple(allow)
         self._resume, self._resume_latest = resume, resume_latest
         self.emit = RedactingEmit(on_event, Redactor(settings.api_key))
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
@@ -46,7 +47,8 @@ class Runtime:
     # -- lifecycle --------------------------------------------------------------------------------
     def open(self) -> None:
         """Open (or resume) the session and announce it, on the caller's thread."""
-        session = open_session(self._settings, self.emit, self._workspace, self._policy,
+        session = open_session(self._settings, self.emit, self._workspace, self._mode, interactive=self._interactive,
+                               allow=self._allow,
                                resume=self._resume, resume_latest=self._resume_latest)
         self._session = session
         session.agent.announce(resumed=bool(session.agent.history))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from core.agent.approvals import ASK
+from core.modes import ASK
 from core.protocol import ApprovalRequested, Event
 from core.runtime.commands import run_command
 from core.runtime.open import Session, open_session

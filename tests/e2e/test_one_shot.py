@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -238,6 +239,6 @@ def test_a_background_job_with_redirected_output_ends_with_the_one_shot(tmp_path
     try:
         assert _process_gone(pid, within=10)
     finally:
-        if not _process_gone(pid, within=0):
+        with contextlib.suppress(ProcessLookupError):  # reaped already: the agent adopts its orphans
             os.kill(pid, signal.SIGKILL)
     assert "stopped when the session ends" in server.requests[1]["input"][-1]["output"]

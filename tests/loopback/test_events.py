@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from core import protocol as ev
-from core.agent.approvals import ASK, NOBODY_TO_ASK, REFUSE, YES, parse_decision
+from core.agent.approvals import NOBODY_TO_ASK, parse_decision
 from core.agent.loop import Agent
 from core.cancel import Cancel
+from core.modes import ASK, YES
 from core.protocol import fields_of
 from core.runtime.commands import run_command
 from core.runtime.open import open_session
@@ -21,12 +22,13 @@ from tests.conftest import Recorder, make_settings
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
-def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder, policy: str = ASK, **env: str) -> Agent:
+def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder, mode: str = ASK, interactive: bool = True,
+           **env: str) -> Agent:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     settings = make_settings(server.url, tmp_path, **env)
     journal = Journal.create(tmp_path / "sessions", workspace, settings.model)
-    return Agent(settings, recorder, workspace, policy, journal=journal)
+    return Agent(settings, recorder, workspace, mode, interactive=interactive, journal=journal)
 
 
 def test_lifecycle_events_come_in_order_with_their_fields(tmp_path: Path, recorder: Recorder) -> None:
@@ -116,18 +118,18 @@ def test_cancel_unblocks_a_waiting_approval(tmp_path: Path, recorder: Recorder) 
     assert recorder.of("approval_done")[0]["by"] == "interrupt"
 
 
-@pytest.mark.parametrize("policy, decision, reason", [(REFUSE, "deny", NOBODY_TO_ASK), (YES, "once", "")])
-def test_a_policy_answers_without_asking(tmp_path: Path, recorder: Recorder, policy: str, decision: str,
-                                         reason: str) -> None:
+@pytest.mark.parametrize("mode, interactive, decision", [(ASK, False, "deny"), (YES, True, "once"), (YES, False, "once")])
+def test_the_mode_or_nobody_to_ask_answers_without_asking(tmp_path: Path, recorder: Recorder, mode: str,
+                                                         interactive: bool, decision: str) -> None:
     (tmp_path / "ws").mkdir()
     script = [Reply(call_events([("run_shell", {"command": "git reset --hard"})])), Reply(text_events("ok"))]
     with ScriptedServer(script) as server:
-        agent = _agent(server, tmp_path, recorder, policy)
+        agent = _agent(server, tmp_path, recorder, mode, interactive)
         agent.run("go")
     assert not recorder.of("approval")
-    assert recorder.of("approval_done")[0] == {**recorder.of("approval_done")[0], "decision": decision,
-                                                "by": "policy", "reason": reason}
-    assert (NOBODY_TO_ASK in server.requests[1]["input"][-1]["output"]) == (policy == REFUSE)
+    done = recorder.of("approval_done")[0]
+    assert (done["decision"], done["by"]) == (decision, "policy")
+    assert (NOBODY_TO_ASK in server.requests[1]["input"][-1]["output"]) == (decision == "deny")
 
 
 def test_decisions_parse_the_same_everywhere() -> None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from core import protocol as ev
-from core.agent.approvals import ASK
+from core.modes import ASK
 from core.runtime.runtime import Runtime
 from tests.conftest import TEST_KEY, make_settings
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
@@ -43,7 +43,7 @@ class Inbox:
 def _runtime(url: str, tmp_path: Path, inbox: Inbox, **kw) -> Runtime:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
-    runtime = Runtime(make_settings(url, tmp_path), workspace, inbox, policy=ASK, **kw)
+    runtime = Runtime(make_settings(url, tmp_path), workspace, inbox, mode=ASK, **kw)
     runtime.open()
     runtime.start()
     return runtime

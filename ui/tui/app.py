@@ -51,6 +51,7 @@ KEYS = """Keys:
   Up/Down          walk the input history               Ctrl-R             search it
   PgUp/PgDn        scroll the transcript                Ctrl-Home/End      top / bottom (follow)
   Ctrl-O           expand or fold the latest tool output or reasoning
+  Shift-Tab        next approval mode (auto, ask, yes; shown in the status bar)
   /                commands                             @                  complete a workspace path"""
 EXIT_WINDOW = 2.0  # seconds within which a second Ctrl-C quits
 STYLE = Style.from_dict({
@@ -184,6 +185,8 @@ class AgentApp:
         text = reply.text
         if reply.data.get("model"):
             self.view.status.model = str(reply.data["model"])
+        if reply.data.get("mode"):
+            self.view.status.mode = str(reply.data["mode"])
         if reply.data.get("budget"):
             share = reply.data["total"] / reply.data["budget"]
             filled = min(30, round(30 * share))
@@ -361,6 +364,10 @@ class AgentApp:
         @kb.add("end", filter=empty)
         def _bottom(event: Any) -> None:
             self.transcript.end()
+
+        @kb.add("s-tab", filter=~modal & ~has_completions)
+        def _next_mode(event: Any) -> None:
+            self._queue(ev.RunCommand("/mode next"))
 
         @kb.add("c-o")
         def _toggle(event: Any) -> None:
