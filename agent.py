@@ -68,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         from ui.prune_cli import main as prune_main
 
         return prune_main(argv[1:])
+    if argv[:1] == ["sandbox-exec"]:  # how MCP servers start confined (core/sandbox/trampoline.py)
+        from core.sandbox.trampoline import main as sandbox_exec
+
+        return sandbox_exec(argv[1:])
     args = parse_args(argv)
     from core.config import ConfigError, load_settings
 

@@ -131,6 +131,7 @@ class ToolStarted:
     call_id: str
     name: str
     arguments: Any
+    server: str = ""  # the MCP server whose tool it is (its configured name); empty for the built-in tools
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ class ToolFinished:
     status: str
     duration: float
     model_result: str = ""
+    server: str = ""  # as in ToolStarted
 
 
 @dataclass(frozen=True)
