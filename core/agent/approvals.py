@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from core.protocol import Emit
 from core.sandbox import SandboxInfo
 from core.session.items import FunctionCall
 from core.tools.base import Approve
-from core.tools.safety import NOT_KNOWN_READ_ONLY, platform_dialect
+from core.tools.safety import NOT_KNOWN_READ_ONLY, destructive_reason, platform_dialect
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,8 @@ def compact_action(text: str, command: str | None = None, cwd: str = ".", line_c
     the `rm` off the screen. So an action of more than MAX_SHOWN_LINES lines, or with a line longer
     than `line_chars`, becomes one line: line breaks shown as ⏎, its first and last lines and the
     lines that are risky on their own kept, what lies between replaced by a "… N more lines …"
-    mark, and each kept line cut in the middle to `line_chars` with a mark saying how much."""
+    mark, and each kept line cut in the middle to `line_chars` with a mark saying how much; a long
+    line of a command keeps each of its risky commands whole enough to read."""
     lines = text.rstrip("\n").split("\n")
     if len(lines) <= MAX_SHOWN_LINES and all(len(line) <= line_chars for line in lines):
         return "\n".join(lines)
@@ -77,20 +79,36 @@ def compact_action(text: str, command: str | None = None, cwd: str = ".", line_c
         if left_out:
             parts.append(f"… {left_out} more line{'s' if left_out > 1 else ''} …")
             left_out = 0
-        parts.append(_cut_middle(line, line_chars))
+        parts.append(_cut_keeping_risky(line, line_chars, cwd) if command else _cut_middle(line, line_chars))
     return NEWLINE_MARK.join(parts)
 
 
 def _risky_lines(command: str | None, cwd: str, count: int) -> set[int]:
     """The lines of a command that the safety rules flag on their own (numbered as in the action,
     whose first line is the command's first line)."""
-    from core.tools.safety import destructive_reason  # the rules parse shell; only long actions need them
-
     lines = command.rstrip("\n").split("\n") if isinstance(command, str) else []
     if len(lines) != count:  # not a command, or redaction joined lines: the numbers would not match
         return set()
     workspace = Path(cwd or ".")
     return {number for number, line in enumerate(lines) if line.strip() and destructive_reason(line, workspace)}
+
+
+_SEPARATOR = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+
+
+def _cut_keeping_risky(line: str, limit: int, cwd: str) -> str:
+    """A long command line cut to about `limit`: its start, then every segment between `;`, `&&`,
+    `||` and `|` that is risky on its own, each cut in the middle to its share; the rest is marked."""
+    if len(line) <= limit:
+        return line
+    segments = [s for s in _SEPARATOR.split(line) if s.strip()]
+    workspace = Path(cwd or ".")
+    risky = [s for s in segments[1:] if destructive_reason(s, workspace)][:MAX_RISKY_SHOWN]
+    if not risky:
+        return _cut_middle(line, limit)
+    kept = [segments[0], *risky]
+    share = max(40, limit // len(kept))
+    return " … ".join(_cut_middle(s, share) for s in kept)
 
 
 def _cut_middle(line: str, limit: int) -> str:

@@ -3,15 +3,22 @@ and reads no secret; a server the user marks `trusted` runs unconfined."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from tests.support.agent_process import run_agent
-from tests.support.mcp_servers import demo_entry, write_config
+from tests.support.mcp_servers import write_config
+from tests.support.paths import TESTS
 from tests.support.sandbox_corpus import CANARY, Layout
 from tests.support.sandbox_fixtures import layout
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 __all__ = ["layout"]
+WRITER = TESTS / "support" / "mcp_writer_server.py"
+
+
+def writer(**extra: object) -> dict:
+    return {"command": sys.executable, "args": [str(WRITER)], **extra}
 
 
 def _write(layout: Layout, tmp_path: Path, server: dict, target: Path) -> str:
@@ -26,13 +33,13 @@ def _write(layout: Layout, tmp_path: Path, server: dict, target: Path) -> str:
 
 def test_a_confined_server_writes_in_the_workspace_and_nothing_outside(layout: Layout, tmp_path: Path) -> None:
     outside = layout.base / "x" / "f.txt"
-    assert "could not write" in _write(layout, tmp_path, demo_entry(), outside)
+    assert "could not write" in _write(layout, tmp_path, writer(), outside)
     assert outside.read_text() == CANARY
-    assert _write(layout, tmp_path, demo_entry(), layout.workspace / "note.txt").startswith("wrote")
+    assert _write(layout, tmp_path, writer(), layout.workspace / "note.txt").startswith("wrote")
     assert (layout.workspace / "note.txt").read_text() == "gone"
 
 
 def test_a_trusted_server_runs_outside_the_sandbox(layout: Layout, tmp_path: Path) -> None:
     outside = layout.base / "x" / "f.txt"
-    assert _write(layout, tmp_path, demo_entry(trusted=True), outside).startswith("wrote")
+    assert _write(layout, tmp_path, writer(trusted=True), outside).startswith("wrote")
     assert outside.read_text() == "gone"

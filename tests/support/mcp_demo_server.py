@@ -1,8 +1,7 @@
 """A real MCP server for the tests, written with the SDK: `python mcp_demo_server.py [stdio | http PORT]`.
 
-Its tools: `lookup` (read-only, answers in Chinese), `delete_note` (no annotations, so
-potentially destructive) and `write_note` (writes a file where it is told: what a confined server
-cannot do outside the workspace). It writes its pid to $DEMO_PID_FILE when that is set, so a test can kill it.
+Its tools: `lookup` (read-only, answers in Chinese) and `delete_note` (no annotations, so
+potentially destructive). It writes its pid to $DEMO_PID_FILE when that is set, so a test can kill it.
 """
 
 from __future__ import annotations
@@ -26,17 +25,6 @@ def lookup(word: str) -> str:
 def delete_note(name: str) -> str:
     """Delete a note."""
     return f"deleted {name}"
-
-
-@app.tool()
-def write_note(path: str, text: str) -> str:
-    """Write a note to a file."""
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        return f"could not write {path}: {exc.strerror}"
-    return f"wrote {path}"
 
 
 if __name__ == "__main__":

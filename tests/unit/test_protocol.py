@@ -17,7 +17,7 @@ from tests.support.event_schema import SCHEMA_FILE, event_validator
 
 def test_the_checked_in_schema_is_current() -> None:
     assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == ev.schema(), \
-        "regenerate it: python3 -m core.protocol --schema > docs/events.schema.json"
+        "regenerate it: python3 -m ui.jsonl --schema > docs/events.schema.json"
 
 
 def _sample(cls: type) -> ev.Event:
