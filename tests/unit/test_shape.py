@@ -10,8 +10,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from tests.support.paths import ROOT
 
 PACKAGES = ("core", "ui")
@@ -187,19 +185,6 @@ def test_the_check_sees_each_kind_of_terminal_use(tmp_path: Path) -> None:
                      "writes to file descriptor 2"], found
 
 
-# Known today, until the family registry and multienv part: multienv asks the registry (`families`)
-# for the family of each environment's output, and the registry lists multienv.
-KNOWN_CYCLES = [["core.prune.families", "core.prune.families.multienv", "core.prune.families"]]
-
-
-def test_the_import_graph_of_core_and_ui_has_no_cycle_beyond_what_is_known() -> None:
-    graph = import_graph()
-    found = [cycle for cycle in cycles(graph) if cycle not in KNOWN_CYCLES]
-    assert not found, "import cycles:\n" + "\n".join(describe(graph, cycle) for cycle in found)
-
-
-@pytest.mark.xfail(strict=True, reason="core/prune/families/multienv.py:19 imports the registry "
-                   "core.prune.families, whose __init__.py:5 imports multienv")
 def test_the_import_graph_of_core_and_ui_has_no_cycle() -> None:
     graph = import_graph()
     found = cycles(graph)
