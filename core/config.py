@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 from core.prices import parse_prices
 
 API_KEY = "DEEPSEEK_API_KEY"
-SANDBOX_CHOICES = ("auto", "landlock", "bwrap", "off")
+SANDBOX_CHOICES = ("auto", "landlock", "bwrap", "wintoken", "off")
 
 
 class ConfigError(Exception):

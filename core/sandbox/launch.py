@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,14 +32,18 @@ class Confinement:
 
 @dataclass(frozen=True)
 class Launch:
+    """How to start the command: `launch.popen(launch.argv, **kwargs, **launch.popen_kwargs)`;
+    `popen` is subprocess.Popen but where the sandbox must make the process itself (a token)."""
+
     argv: list[str]
     popen_kwargs: dict[str, Any] = field(default_factory=dict)
+    popen: Callable[..., subprocess.Popen] = subprocess.Popen
 
 
 @contextmanager
 def confine(argv: list[str], confinement: Confinement | None) -> Iterator[Launch]:
-    """Start the process (`subprocess.Popen(launch.argv, **kwargs, **launch.popen_kwargs)`) inside
-    this block: a Landlock ruleset lives only until the block ends."""
+    """Start the process (`launch.popen(launch.argv, **kwargs, **launch.popen_kwargs)`) inside this
+    block: a Landlock ruleset lives only until the block ends."""
     backend = confinement.info.backend if confinement else "none"
     if backend == "landlock":
         assert confinement is not None
@@ -47,5 +52,12 @@ def confine(argv: list[str], confinement: Confinement | None) -> Iterator[Launch
     elif backend == "bwrap":
         assert confinement is not None
         yield Launch(bwrap.wrap(argv, confinement.policy))
+    elif backend == "wintoken":
+        assert confinement is not None
+        from core.sandbox import wintoken
+
+        wintoken.label_writable(confinement.policy.writable)
+        # `integrity` is TokenPopen's alone: a caller that ignores `popen` fails rather than runs unconfined.
+        yield Launch(argv, {"integrity": wintoken.LOW_INTEGRITY}, popen=wintoken.TokenPopen)
     else:
         yield Launch(argv)
