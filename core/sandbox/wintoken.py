@@ -113,7 +113,7 @@ def _api() -> tuple[Any, Any]:
 def _check(ok: Any, what: str) -> None:
     if not ok:
         error = ctypes.get_last_error()  # type: ignore[attr-defined]
-        raise OSError(error, f"{what} failed: {ctypes.FormatError(error).strip()}")  # type: ignore[attr-defined]
+        raise ctypes.WinError(error, f"{what} failed: {ctypes.FormatError(error).strip()}")  # type: ignore[attr-defined]
 
 
 @contextmanager
@@ -171,7 +171,7 @@ def label(path: Path, sddl: str = LOW_LABEL) -> None:
         error = advapi32.SetNamedSecurityInfoW(str(path), _SE_FILE_OBJECT, _LABEL_SECURITY_INFORMATION, None, None,
                                                None, sacl)
         if error:
-            raise OSError(error, f"labelling {path} failed: {ctypes.FormatError(error).strip()}")  # type: ignore[attr-defined]
+            raise ctypes.WinError(error, f"labelling {path} failed: {ctypes.FormatError(error).strip()}")  # type: ignore[attr-defined]
     finally:
         kernel32.LocalFree(descriptor)
 
@@ -262,8 +262,12 @@ def works() -> str:
             level = integrity_of(token)
         shell = os.environ.get("COMSPEC") or r"C:\Windows\System32\cmd.exe"
         command = f'"{shell}" /d /s /c "(echo x>"{outside}\\probe") & (echo x>"{inside}\\probe")"'
-        TokenPopen(command, integrity=LOW_INTEGRITY, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                   creationflags=subprocess.CREATE_NO_WINDOW).communicate(timeout=PROBE_TIMEOUT_SECONDS)
+        child = TokenPopen(command, integrity=LOW_INTEGRITY, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, creationflags=subprocess.CREATE_NO_WINDOW)
+        try:
+            child.communicate(timeout=PROBE_TIMEOUT_SECONDS)
+        finally:
+            child.kill()
         landed = (outside / "probe").exists(), (inside / "probe").exists()
     except (OSError, subprocess.SubprocessError) as error:
         return f"a low-integrity command could not be started here: {error}"
