@@ -1,7 +1,7 @@
 """Windows confinement an unprivileged process can give its commands: a low-integrity token.
 
 The command runs with a restricted copy of the agent's own token (every privilege but
-SeChangeNotify removed) at low integrity (S-1-16-4096). Windows' mandatory integrity policy then
+SeChangeNotify removed, Administrators deny-only) at low integrity (S-1-16-4096). Windows' mandatory integrity policy then
 keeps it from writing any object labelled above low: everything the user owns is medium unless
 labelled otherwise. The policy's writable folders (the workspace, the temp folder, the user's
 extra folders) get a low "no write up" label that their files inherit. Reads are not limited, nor
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 LOW_INTEGRITY = "S-1-16-4096"
+ADMINISTRATORS = "S-1-5-32-544"
 # A mandatory label: low integrity, inherited by files and folders, no write from below.
 LOW_LABEL = "S:(ML;OICI;NW;;;LW)"
 MEDIUM_LABEL = "S:(ML;OICI;NW;;;ME)"
@@ -121,11 +122,14 @@ def low_token(integrity: str = LOW_INTEGRITY) -> Iterator[int]:
     """A restricted copy of this process's token at `integrity` (a SID string), closed when the
     block ends."""
     kernel32, advapi32 = _api()
-    own, restricted, sid = _HANDLE(), _HANDLE(), _PVOID()
+    own, restricted, sid, admins = _HANDLE(), _HANDLE(), _PVOID(), _PVOID()
     _check(advapi32.OpenProcessToken(kernel32.GetCurrentProcess(), _TOKEN_ALL_ACCESS, ctypes.byref(own)),
            "OpenProcessToken")
     try:
-        _check(advapi32.CreateRestrictedToken(own, _DISABLE_MAX_PRIVILEGE, 0, None, 0, None, 0, None,
+        _check(advapi32.ConvertStringSidToSidW(ADMINISTRATORS, ctypes.byref(admins)), "ConvertStringSidToSidW")
+        # An elevated agent's Administrators membership becomes deny-only: it grants the command nothing.
+        disabled = (_SidAndAttributes * 1)(_SidAndAttributes(admins, 0))
+        _check(advapi32.CreateRestrictedToken(own, _DISABLE_MAX_PRIVILEGE, 1, disabled, 0, None, 0, None,
                                               ctypes.byref(restricted)), "CreateRestrictedToken")
         _check(advapi32.ConvertStringSidToSidW(integrity, ctypes.byref(sid)), "ConvertStringSidToSidW")
         label = _MandatoryLabel(_SidAndAttributes(sid, _SE_GROUP_INTEGRITY))
@@ -137,8 +141,9 @@ def low_token(integrity: str = LOW_INTEGRITY) -> Iterator[int]:
         for handle in (own, restricted):
             if handle.value:
                 kernel32.CloseHandle(handle)
-        if sid.value:
-            kernel32.LocalFree(sid)
+        for allocated in (sid, admins):
+            if allocated.value:
+                kernel32.LocalFree(allocated)
 
 
 def integrity_of(token: int) -> str:
