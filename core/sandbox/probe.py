@@ -61,7 +61,8 @@ def _windows(choice: str, network: bool) -> SandboxInfo:
     """Only when asked by name, and only when it is seen to hold here: the low-integrity token is
     not proven on real Windows yet, so the default stays none (and the mode `ask`)."""
     if choice != "wintoken":
-        return SandboxInfo("none", reason="the Windows sandbox (a low-integrity token) is unproven; "
+        linux_only = f"{choice} is Linux's; " if choice in ("landlock", "bwrap") else ""
+        return SandboxInfo("none", reason=f"{linux_only}the Windows sandbox (a low-integrity token) is unproven; "
                                           "AGENT_SANDBOX=wintoken tries it")
     from core.sandbox import wintoken
 
