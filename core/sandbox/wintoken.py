@@ -221,7 +221,7 @@ class TokenPopen(subprocess.Popen):
             info.StartupInfo.dwFlags = _STARTF_USESTDHANDLES
             info.StartupInfo.hStdInput, info.StartupInfo.hStdOutput, info.StartupInfo.hStdError = (
                 int(p2cread), int(c2pwrite), int(errwrite))
-        handles = (_HANDLE * max(len(inherited), 1))(*inherited)
+        handles = (_HANDLE * len(inherited))(*inherited)
         size = ctypes.c_size_t()
         flags = creationflags | _CREATE_UNICODE_ENVIRONMENT | _EXTENDED_STARTUPINFO_PRESENT
         kernel32.InitializeProcThreadAttributeList(None, 1, 0, ctypes.byref(size))
@@ -231,11 +231,11 @@ class TokenPopen(subprocess.Popen):
             _check(kernel32.InitializeProcThreadAttributeList(attributes, 1, 0, ctypes.byref(size)),
                    "InitializeProcThreadAttributeList")
             try:
-                # Only the three standard handles reach the child, whatever else is inheritable now.
-                _check(kernel32.UpdateProcThreadAttribute(attributes, 0, _PROC_THREAD_ATTRIBUTE_HANDLE_LIST, handles,
-                                                          ctypes.sizeof(_HANDLE) * len(inherited), None, None),
-                       "UpdateProcThreadAttribute")
-                info.lpAttributeList = ctypes.cast(attributes, _PVOID)
+                if inherited:  # only the standard handles reach the child, whatever else is inheritable now
+                    _check(kernel32.UpdateProcThreadAttribute(attributes, 0, _PROC_THREAD_ATTRIBUTE_HANDLE_LIST,
+                                                              handles, ctypes.sizeof(handles), None, None),
+                           "UpdateProcThreadAttribute")
+                    info.lpAttributeList = ctypes.cast(attributes, _PVOID)
                 with low_token(self._integrity) as token:
                     _check(advapi32.CreateProcessAsUserW(
                         token, None if executable is None else os.fsdecode(executable),

@@ -126,6 +126,15 @@ def test_a_confined_command_runs_with_its_pipes_environment_and_exit_code(tmp_pa
 
 
 @ON_WINDOWS
+def test_a_confined_command_without_pipes_gives_its_exit_code() -> None:
+    from core.sandbox import wintoken
+
+    for code in (0, 5, 255):
+        child = wintoken.TokenPopen(python(f"import sys; sys.exit({code})"), integrity=wintoken.LOW_INTEGRITY)
+        assert child.wait(timeout=60) == code
+
+
+@ON_WINDOWS
 def test_the_job_object_holds_the_confined_tree(tmp_path: Path) -> None:
     """A grandchild that would write a marker after 4 s is ended with the command at its 2 s limit."""
     marker = tmp_path / "grandchild-was-alive"
