@@ -68,8 +68,13 @@ def main(argv: list[str] | None = None) -> int:
         from ui.prune_cli import main as prune_main
 
         return prune_main(argv[1:])
+    if argv[:1] == ["sandbox-exec"]:  # how MCP servers start confined
+        from ui.sandbox_exec import main as sandbox_exec
+
+        return sandbox_exec(argv[1:])
     args = parse_args(argv)
     from core.config import ConfigError, load_settings
+    from core.secret_env import hide_secret_environment
 
     try:
         settings = load_settings(overrides=_overrides(args))
@@ -81,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.one is None and not settings.api_key and _can_prompt():
             settings = _ask_for_key(settings, args)
         settings.require_key()
+        hide_secret_environment(settings.env_keep, settings.env_drop)
         workspace = _workspace(args.cwd)
         if args.json and args.one is None:
             raise ConfigError("--json works with --one only.")

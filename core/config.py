@@ -133,6 +133,7 @@ class Settings:
     sandbox: str = "auto"  # AGENT_SANDBOX: auto, landlock, bwrap or off (see core.sandbox)
     network: str = "on"  # AGENT_NETWORK=off: confined commands may not open TCP connections
     sandbox_writable: str = ""  # AGENT_SANDBOX_WRITABLE: more folders commands may write (os.pathsep-separated)
+    mcp_config: str = ""  # DEEPSEEK_MCP_CONFIG: one more mcp.json to read (see core.mcp.config)
     env_file: Path = field(default_factory=default_env_file)
     # Where each setting the user gave came from (attribute -> "the environment variable X", a file,
     # "the command line"); settings left at their default or derived are absent. Errors cite it.
@@ -190,6 +191,7 @@ ENV_NAMES: dict[str, str] = {
     "sandbox": "AGENT_SANDBOX",
     "network": "AGENT_NETWORK",
     "sandbox_writable": "AGENT_SANDBOX_WRITABLE",
+    "mcp_config": "DEEPSEEK_MCP_CONFIG",
 }
 
 

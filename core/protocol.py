@@ -5,7 +5,7 @@ one callback (`Emit`); front ends dispatch on its type with `match`. Everything 
 the core is an `Op` sent to the `Runtime` (`core.runtime.runtime`): submit a prompt, run a slash
 command, answer an approval, interrupt, shut down. `to_wire` is the `--one --json` form of an event,
 `{"type": …, "v": PROTOCOL_VERSION, …fields}`; `docs/events.schema.json` is generated from these
-classes (`python3 -m core.protocol --schema`) and a test keeps it current.
+classes (`python3 -m ui.jsonl --schema`) and a test keeps it current.
 
 Threads. Every event is emitted on the runtime's worker thread (the one running the agent or a
 slash command), except `ToolOutput`, which comes from the reader thread of a running command. A
@@ -19,8 +19,6 @@ Statuses use one vocabulary everywhere: "ok", "error", "refused", "incomplete", 
 from __future__ import annotations
 
 import dataclasses
-import json
-import sys
 import types
 import typing
 from collections.abc import Callable
@@ -131,6 +129,7 @@ class ToolStarted:
     call_id: str
     name: str
     arguments: Any
+    server: str = ""  # the MCP server whose tool it is (its configured name); empty for the built-in tools
 
 
 @dataclass(frozen=True)
@@ -155,6 +154,7 @@ class ToolFinished:
     status: str
     duration: float
     model_result: str = ""
+    server: str = ""  # as in ToolStarted
 
 
 @dataclass(frozen=True)
@@ -443,8 +443,3 @@ def schema() -> dict[str, Any]:
             "title": f"deepseek-agent --json event stream, protocol version {PROTOCOL_VERSION}",
             "oneOf": variants}
 
-
-if __name__ == "__main__":
-    if sys.argv[1:] != ["--schema"]:
-        sys.exit("usage: python3 -m core.protocol --schema   (prints the JSON Schema of the --json stream)")
-    print(json.dumps(schema(), indent=2, ensure_ascii=False))

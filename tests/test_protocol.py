@@ -25,7 +25,7 @@ def _validator() -> Draft202012Validator:
 
 def test_the_checked_in_schema_is_current() -> None:
     assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == ev.schema(), \
-        "regenerate it: python3 -m core.protocol --schema > docs/events.schema.json"
+        "regenerate it: python3 -m ui.jsonl --schema > docs/events.schema.json"
 
 
 def _sample(cls: type) -> ev.Event:

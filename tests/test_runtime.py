@@ -152,3 +152,28 @@ def test_every_event_passes_the_runtime_s_redaction(tmp_path: Path) -> None:
         finally:
             runtime.close()
     assert TEST_KEY not in repr(inbox.all) and "[REDACTED]" in done.text and "密钥" in done.text
+
+
+def test_always_in_this_workspace_keeps_a_rule_for_the_next_session(tmp_path: Path) -> None:
+    script = [Reply(call_events([("run_shell", {"command": "python3 make.py"})])), Reply(text_events("ok"))]
+    inbox = Inbox()
+    with ScriptedServer(script + script) as server:
+        runtime = _runtime(server.url, tmp_path, inbox, allow=())  # ask mode: no sandbox is asked for
+        (tmp_path / "ws" / "make.py").write_text("open('made.txt', 'a').write('x')\n")
+        try:
+            runtime.send(ev.Submit("make it"))
+            question = inbox.next(ev.ApprovalRequested)
+            assert question.rule == "python3" and [d["key"] for d in question.decisions][-1] == "5"
+            runtime.send(ev.Answer(question.id, "workspace"))
+            inbox.next(ev.JobEnded)
+        finally:
+            runtime.close()
+        later = Inbox()
+        runtime = _runtime(server.url, tmp_path, later)  # a new session in the same workspace
+        try:
+            runtime.send(ev.Submit("make it again"))
+            later.next(ev.JobEnded)
+        finally:
+            runtime.close()
+    assert not later.of(ev.ApprovalRequested) and (tmp_path / "ws" / "made.txt").read_text() == "xx"
+    assert not list((tmp_path / "ws").glob("*.json"))  # the rule lives in the data folder, not the repository

@@ -186,3 +186,13 @@ def test_without_a_windows_console_the_tui_says_winpty_and_steps_aside(monkeypat
     assert tui.unavailable_reason() is None
     monkeypatch.setattr(tui, "_under_wine", lambda: True)
     assert "wine" in (tui.unavailable_reason() or "")
+
+
+def test_an_mcp_tool_panel_names_its_server() -> None:
+    view = View(Transcript(), on_approval=lambda request: None)
+    view.apply(ev.ToolStarted(call_id="c1", name="dict__lookup", arguments={"word": "猫"}, server="dict"))
+    view.apply(ev.ToolFinished(call_id="c1", name="dict__lookup", arguments={"word": "猫"}, result="词典", status="ok",
+                               duration=0.1, server="dict"))
+    view.transcript.create_content(80, 20)
+    text = "\n".join(view.transcript.visible_text())
+    assert "dict__lookup · MCP server dict" in text

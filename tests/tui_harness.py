@@ -21,6 +21,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from agent import parse_args
+from core.modes import resolve_mode
 from core.protocol import Emit
 from core.runtime.runtime import Runtime
 from tests.conftest import make_settings
@@ -68,7 +69,7 @@ class Harness:
         return self.app
 
     def _runtime(self, emit: Emit) -> Runtime:
-        runtime = Runtime(self.settings, self.workspace, emit, resume_latest=self.resume)
+        runtime = Runtime(self.settings, self.workspace, emit, mode=resolve_mode(self.settings), resume_latest=self.resume)
         runtime.open()
         return runtime
 

@@ -17,3 +17,9 @@ class JsonEmitter:
     def __call__(self, event: ev.Event) -> None:
         self.out.write(json.dumps(ev.to_wire(event), ensure_ascii=False) + "\n")
         self.out.flush()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--schema"]:
+        sys.exit("usage: python3 -m ui.jsonl --schema   (prints the JSON Schema of the --json stream)")
+    print(json.dumps(ev.schema(), indent=2, ensure_ascii=False))

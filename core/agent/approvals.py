@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from core.protocol import Emit
 from core.sandbox import SandboxInfo
 from core.session.items import FunctionCall
 from core.tools.base import Approve
-from core.tools.safety import NOT_KNOWN_READ_ONLY, platform_dialect
+from core.tools.safety import NOT_KNOWN_READ_ONLY, destructive_reason, platform_dialect
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ DECISIONS = (
     Decision("deny_reason", "4", "", "deny, and tell the model why"),
     Decision("workspace", "5", "w", "always, in this workspace"),  # offered with a rule to keep
 )
-_BY_INPUT = {name: d.id for d in DECISIONS for name in (d.id, d.key, d.alias) if name}
+_IDS = {d.id for d in DECISIONS}
 
 NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
 NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox in this mode; rerun with --yes to allow "
@@ -62,7 +64,8 @@ def compact_action(text: str, command: str | None = None, cwd: str = ".", line_c
     the `rm` off the screen. So an action of more than MAX_SHOWN_LINES lines, or with a line longer
     than `line_chars`, becomes one line: line breaks shown as ⏎, its first and last lines and the
     lines that are risky on their own kept, what lies between replaced by a "… N more lines …"
-    mark, and each kept line cut in the middle to `line_chars` with a mark saying how much."""
+    mark, and each kept line cut in the middle to `line_chars` with a mark saying how much; a long
+    line of a command keeps each of its risky commands whole enough to read."""
     lines = text.rstrip("\n").split("\n")
     if len(lines) <= MAX_SHOWN_LINES and all(len(line) <= line_chars for line in lines):
         return "\n".join(lines)
@@ -76,20 +79,36 @@ def compact_action(text: str, command: str | None = None, cwd: str = ".", line_c
         if left_out:
             parts.append(f"… {left_out} more line{'s' if left_out > 1 else ''} …")
             left_out = 0
-        parts.append(_cut_middle(line, line_chars))
+        parts.append(_cut_keeping_risky(line, line_chars, cwd) if command else _cut_middle(line, line_chars))
     return NEWLINE_MARK.join(parts)
 
 
 def _risky_lines(command: str | None, cwd: str, count: int) -> set[int]:
     """The lines of a command that the safety rules flag on their own (numbered as in the action,
     whose first line is the command's first line)."""
-    from core.tools.safety import destructive_reason  # the rules parse shell; only long actions need them
-
     lines = command.rstrip("\n").split("\n") if isinstance(command, str) else []
     if len(lines) != count:  # not a command, or redaction joined lines: the numbers would not match
         return set()
     workspace = Path(cwd or ".")
     return {number for number, line in enumerate(lines) if line.strip() and destructive_reason(line, workspace)}
+
+
+_SEPARATOR = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+
+
+def _cut_keeping_risky(line: str, limit: int, cwd: str) -> str:
+    """A long command line cut to about `limit`: its start, then every segment between `;`, `&&`,
+    `||` and `|` that is risky on its own, each cut in the middle to its share; the rest is marked."""
+    if len(line) <= limit:
+        return line
+    segments = [s for s in _SEPARATOR.split(line) if s.strip()]
+    workspace = Path(cwd or ".")
+    risky = [s for s in segments[1:] if destructive_reason(s, workspace)][:MAX_RISKY_SHOWN]
+    if not risky:
+        return _cut_middle(line, limit)
+    kept = [segments[0], *risky]
+    share = max(40, limit // len(kept))
+    return " … ".join(_cut_middle(s, share) for s in kept)
 
 
 def _cut_middle(line: str, limit: int) -> str:
@@ -100,9 +119,21 @@ def _cut_middle(line: str, limit: int) -> str:
     return line[:head] + mark + line[len(line) - max(1, limit - len(mark) - head):]
 
 
-def parse_decision(text: str) -> str | None:
-    """'1'/'y'/'once' → 'once' …; None when the answer is none of them."""
-    return _BY_INPUT.get(text.strip().lower())
+def parse_decision(text: str, among: Sequence[Decision] = DECISIONS) -> str | None:
+    """'1'/'y'/'once' → 'once' …; None when the answer is none of the decisions `among`."""
+    said = text.strip().lower()
+    return next((d.id for d in among if said and said in (d.id, d.key, d.alias)), None)
+
+
+def offered(request: ev.ApprovalRequested) -> tuple[Decision, ...]:
+    """The decisions a question offers (decision 5 only with a rule to keep), in their order."""
+    ids = {d.get("id") for d in request.decisions}
+    return tuple(d for d in DECISIONS if d.id in ids)
+
+
+def label(decision: Decision, request: ev.ApprovalRequested) -> str:
+    """A decision as a question shows it: "always, in this workspace" names the rule it keeps."""
+    return f"{decision.label}: {request.rule}" if decision.id == "workspace" and request.rule else decision.label
 
 
 @dataclass
@@ -132,6 +163,9 @@ class Approvals:
         self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
         self._allowed: set[tuple[str, str, str]] = set()
+        # The MCP tools (kind "tool"): name -> what keeps "always, in this workspace" for it (see
+        # core/mcp/tools.py). Their "always" covers the tool whatever its arguments.
+        self.tool_keepers: dict[str, Callable[[], str | None]] = {}
 
     def gate(self, call: FunctionCall, cwd: str, cancel: Cancel, kind: str = "command") -> Approve:
         """The `Approve` a tool of this call gets; `kind` "unconfined" asks to run a command the
@@ -157,7 +191,7 @@ class Approvals:
             pending = self._pending.get(request_id)
         if pending is None or pending.done.is_set():
             return False
-        pending.decision = decision if decision in _BY_INPUT.values() else "deny"
+        pending.decision = decision if decision in _IDS else "deny"
         pending.reason = reason
         pending.done.set()
         return True
@@ -169,7 +203,7 @@ class Approvals:
     # -- one request ------------------------------------------------------------------------
     def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str, kind: str) -> str | None:
         target = _target(call)
-        key = (call.name, kind, target[0] or target[1] or what)
+        key = (call.name, kind, "" if kind == "tool" else target[0] or target[1] or what)
         request_id = f"ap-{next(self._ids)}"
         if key in self._allowed:
             self._done(request_id, call, "once", "", "session")
@@ -178,14 +212,16 @@ class Approvals:
         # read: a rule must never come to cover what the gate found destructive.
         rule = (rule_for(target[0], platform_dialect())
                 if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
+        if kind == "tool" and call.name in self.tool_keepers:
+            rule = call.name
         if self.mode == YES or not self.interactive:
             decision, reason = ("once", "") if self.mode == YES else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")
             return None if decision == "once" else reason
-        offered = [d.__dict__ for d in DECISIONS if d.id != "workspace" or rule]
+        choices = [d.__dict__ for d in DECISIONS if d.id != "workspace" or rule]
         request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,
                                        command=target[0], path=target[1], cwd=cwd, reason=why,
-                                       decisions=offered, kind=kind, rule=rule)
+                                       decisions=choices, kind=kind, rule=rule)
         pending = _Pending(request, threading.Event())
         with self._lock:
             self._pending[request_id] = pending
@@ -205,9 +241,9 @@ class Approvals:
                 self._pending.pop(request_id, None)
         if pending.decision == "session":
             self._allowed.add(key)
-        if pending.decision == "workspace" and rule and self.rules is not None:
+        if pending.decision == "workspace" and rule and (kind == "tool" or self.rules is not None):
             self._allowed.add(key)
-            failed = self.rules.add(rule)
+            failed = self.tool_keepers[call.name]() if kind == "tool" else self.rules.add(rule)  # type: ignore[union-attr]
             if failed:
                 self._emit(ev.Notice(kind="warning", message=failed))
         self._done(request_id, call, pending.decision, pending.reason, by)
@@ -221,7 +257,7 @@ class Approvals:
         """Why nobody could say yes, and how the user can allow it next time."""
         if kind == "unconfined":
             return NOBODY_TO_UNCONFINE
-        if self.mode == ASK and rule:
+        if self.mode == ASK and rule and kind == "command":
             return f"{NOBODY_TO_ASK}, or with --allow {rule!r} to allow such commands in this workspace"
         return NOBODY_TO_ASK
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core import protocol as ev
 from core.agent.approvals import Approvals
@@ -30,6 +32,7 @@ from core.context import (
     cap_result,
     judge_repeat,
     parse_prices,
+    text_tokens,
 )
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
@@ -56,6 +59,9 @@ from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError, sess
 from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.workspace import Workspace
 
+if TYPE_CHECKING:
+    from core.mcp.tools import McpTools
+
 
 @dataclass
 class Outcome:
@@ -71,7 +77,8 @@ class Agent:
     def __init__(self, settings: Settings, emit: Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
                  allow: tuple[str, ...] = (),
                  client: ResponsesClient | None = None, journal: Journal | None = None,
-                 history: list[Item] | None = None, archive: OutputArchive | None = None) -> None:
+                 history: list[Item] | None = None, archive: OutputArchive | None = None,
+                 mcp: McpTools | None = None) -> None:
         self.settings = settings
         self.emit = emit
         self.workspace = Workspace(workspace)
@@ -85,6 +92,7 @@ class Agent:
         self.history: list[Item] = list(history or [])
         self.instructions = clean_text(build_instructions(self.workspace.root))
         self._redact = Redactor(settings.api_key)
+        self.mcp = mcp  # the session's MCP servers' tools, offered after the built-in ones
         self.tools = tool_schemas()
         self.context = ContextManager(from_settings(settings), summarize=self._summarize,
                                       tools_json=json.dumps(self.tools, ensure_ascii=False))
@@ -166,14 +174,16 @@ class Agent:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
                                                 meta={"tool": call.name, "status": "interrupted"}))
                 continue
+            mcp_tools = self.mcp.tools if self.mcp is not None else {}
+            kind = "tool" if call.name in mcp_tools else "command"
             ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=held, cancel=cancel,
-                              approve=self.approvals.gate(call, str(self.workspace.root), cancel),
+                              approve=self.approvals.gate(call, str(self.workspace.root), cancel, kind),
                               approve_unconfined=self.approvals.gate(call, str(self.workspace.root), cancel,
                                                                      kind="unconfined"),
                               archive=self.archive, checkpoints=self.checkpoints,
                               result_chars=prune_budget_chars(cap), mode=self.approvals.mode,
                               allowed=self.approvals.allowed)
-            output = run_tool(call, ctx)
+            output = run_tool(call, ctx, mcp_tools)
             repeat = judge_repeat(self.history, call, output)
             output.output = repeat.text or output.output
             self._stuck = repeat.message or self._stuck
@@ -186,6 +196,7 @@ class Agent:
     # -- requests ---------------------------------------------------------------------------
     def _ask(self, cancel: Cancel, step: int = 1) -> TurnResult:
         """One model turn on the shaped history; a too-long request is reshaped hard and retried once."""
+        self._offer_mcp_tools(cancel)
         self._shaped = self._shape(force=False)
         self.emit(ev.TurnStarted(step=step, max_steps=self.settings.max_steps,
                                     estimated_tokens=self._shaped.tokens, budget_tokens=self.context.budget,
@@ -203,6 +214,19 @@ class Agent:
                 f"it goes ({result.error.message}). Nothing was lost: the whole transcript is in the session "
                 "journal. Try /compact, or continue in a new session with a short recap.")
         return result
+
+    def _offer_mcp_tools(self, cancel: Cancel) -> None:
+        """The tool list with the MCP servers' tools as they are now (the first time, once the
+        servers have started); unchanged servers keep it byte for byte, so the cache keeps hitting."""
+        if self.mcp is None:
+            return
+        ask = partial(self.approvals.ask, asker="mcp", cwd=str(self.workspace.root), cancel=cancel)
+        offered = self.mcp.refresh(self.emit, ask, cancel)
+        self.approvals.tool_keepers = {name: partial(self.mcp.remember_always, name) for name in self.mcp.tools}
+        tools = tool_schemas() + [tool.schema() for tool in offered]
+        if tools != self.tools:
+            self.tools = tools
+            self.context.set_tools(json.dumps(tools, ensure_ascii=False))
 
     def _shape(self, force: bool) -> Shaped:
         shaped = self.context.shape(self.history, self.instructions, force=force)
@@ -236,15 +260,22 @@ class Agent:
         return result.text
 
     # -- /context and /compact ---------------------------------------------------------------
+    def mcp_tools_tokens(self) -> tuple[int, int]:
+        """(how many MCP tools are offered, about how many tokens their schemas cost in every request)."""
+        mcp = [tool for tool in self.tools if self.mcp is not None and tool["name"] in self.mcp.tools]
+        return len(mcp), text_tokens(json.dumps(mcp, ensure_ascii=False)) if mcp else 0
+
     def context_data(self) -> dict:
         """Tokens of the next request by source, against the budget, and the session's usage."""
         parts = self.context.breakdown(self.history, self.instructions)
         usage = self.usage
+        mcp_count, mcp_tokens = self.mcp_tools_tokens()
         return {"total": sum(parts.values()), "budget": self.context.budget, "window": self.settings.context_window,
                 "parts": dict(sorted(((k, v) for k, v in parts.items() if v), key=lambda kv: -kv[1])),
                 "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                 "cache_hit_share": usage.cache_hit_share,
-                "cost_usd": usage.cost_usd if usage.prices else None}
+                "cost_usd": usage.cost_usd if usage.prices else None,
+                "mcp_tools": mcp_count, "mcp_tools_tokens": mcp_tokens}
 
     def context_report(self) -> str:
         """`context_data()` as text."""
@@ -253,6 +284,8 @@ class Agent:
         lines = [f"Context: about {total:,} of {budget:,} tokens ({100 * total / budget:.0f}% of the budget; "
                  f"window {data['window']:,})"]
         lines += [f"  {name:<24} {tokens:>9,}" for name, tokens in data["parts"].items()]
+        if data["mcp_tools"]:
+            lines.append(f"  (of the tools: {data['mcp_tools']} from MCP servers, about {data['mcp_tools_tokens']:,} tokens)")
         if data["input_tokens"]:
             cost = f", ${data['cost_usd']:.4f}" if data["cost_usd"] is not None else ""
             lines.append(f"Session: {data['input_tokens']:,} input tokens ({100 * data['cache_hit_share']:.0f}% "

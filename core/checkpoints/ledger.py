@@ -247,10 +247,17 @@ class Checkpoints:
             self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command))
 
     def _snapshots(self) -> GitSnapshots | None:
+        """git snapshots when the workspace is a work tree (else None: the scan stands in for them)."""
         if self._git is False:
-            self._git = GitSnapshots.detect(self.workspace, self.folder / "checkpoints")
-            if self._git is not None:
-                make_folder(self._git.scratch)
+            found = GitSnapshots.detect(self.workspace, self.folder / "checkpoints")
+            if found is not None:
+                try:
+                    make_folder(found.scratch)
+                except OSError as exc:  # a full disk: this command is scanned instead; try again next time
+                    self._emit(ev.Notice(kind="warning", message=f"no snapshot before this command "
+                                         f"({exc.strerror or exc}: {found.scratch})"))
+                    return None
+            self._git = found
         return self._git or None
 
     def _add(self, checkpoint: Checkpoint) -> None:

@@ -15,6 +15,8 @@ from typing import Any
 
 from core.cancel import Cancel
 from core.checkpoints.commands import diff_text, undo_text
+from core.mcp.open import allow_workspace_server
+from core.mcp.report import mcp_data, mcp_text
 from core.modes import AUTO, MODES, SUMMARY
 from core.runtime.open import Session, SessionNotFound, format_sessions, open_session
 from core.session.journal import JournalError
@@ -101,6 +103,22 @@ def _context(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(session.agent.context_report(), data=session.agent.context_data())
 
 
+def _mcp(session: Session, arg: str, cancel: Cancel) -> Reply:
+    tools = session.agent.mcp
+    verb, _, name = arg.partition(" ")
+    if verb in ("restart", "allow"):
+        if not name.strip():
+            return Reply(f"Usage: /mcp {verb} NAME")
+        if tools is None:
+            return Reply("No MCP servers are configured.")
+        if verb == "allow":
+            return Reply(allow_workspace_server(tools, name.strip()))
+        return Reply(tools.manager.restart(name.strip()))
+    if verb:
+        return Reply(f"Unknown /mcp command {verb!r}: /mcp, /mcp restart NAME, /mcp allow NAME.")
+    return Reply(mcp_text(tools), data=mcp_data(tools))
+
+
 def _compact(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(session.agent.compact(cancel))
 
@@ -108,6 +126,7 @@ def _compact(session: Session, arg: str, cancel: Cancel) -> Reply:
 COMMANDS: dict[str, tuple[Callable[[Session, str, Cancel], Reply], str]] = {
     "/help": (_help, "show this list"),
     "/context": (_context, "what the next request holds, by source, against the budget"),
+    "/mcp": (_mcp, "MCP servers and their tools; /mcp restart NAME, /mcp allow NAME"),
     "/compact": (_compact, "summarise older turns now to free context"),
     "/clear": (_clear, "start a new conversation (the current one stays saved)"),
     "/model": (_model, "show the model, or switch: /model NAME"),

@@ -8,9 +8,11 @@ from pathlib import Path
 from core.agent.loop import Agent
 from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
+from core.mcp.open import open_mcp
 from core.modes import ASK
 from core.protocol import Emit
 from core.prune.archive import OutputArchive
+from core.sandbox import probe, trampoline
 from core.sanitize import defuse
 from core.secrets import Redactor
 from core.session.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
@@ -34,6 +36,8 @@ class Session:
     notices: list[str] = field(default_factory=list)
 
     def close(self) -> None:
+        if self.agent.mcp is not None:
+            self.agent.mcp.manager.close()
         self.journal.close()
         self.agent.client.close()
         kill_lingering()
@@ -75,7 +79,12 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, mode: str = AS
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
-    agent = Agent(settings, emit, workspace, mode, interactive=interactive, allow=allow, journal=journal, history=history, archive=archive)
+    sandboxed = probe(settings.sandbox, settings.network != "off").active  # stdio servers run confined too
+    mcp, mcp_notices = open_mcp(settings, workspace, journal.folder, confine=(
+        (lambda program, args: trampoline.command(workspace, program, args, settings)) if sandboxed else None))
+    notices += mcp_notices
+    agent = Agent(settings, emit, workspace, mode, interactive=interactive, allow=allow, journal=journal,
+                  history=history, archive=archive, mcp=mcp)
     for record in loaded_usage:  # the session's cost goes on from where it was, summaries included
         agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",
                                                            "reasoning_tokens")))

@@ -10,6 +10,6 @@
 from core.sandbox.blocked import Blocked, sandbox_denial
 from core.sandbox.launch import Confinement, Launch, confine
 from core.sandbox.policy import Policy
-from core.sandbox.probe import BACKENDS, SandboxInfo, probe
+from core.sandbox.probe import SandboxInfo, probe
 
-__all__ = ["BACKENDS", "Blocked", "Confinement", "Launch", "Policy", "SandboxInfo", "confine", "probe", "sandbox_denial"]
+__all__ = ["Blocked", "Confinement", "Launch", "Policy", "SandboxInfo", "confine", "probe", "sandbox_denial"]

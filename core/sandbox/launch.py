@@ -44,16 +44,14 @@ class Launch:
 def confine(argv: list[str], confinement: Confinement | None) -> Iterator[Launch]:
     """Start the process (`launch.popen(launch.argv, **kwargs, **launch.popen_kwargs)`) inside this
     block: a Landlock ruleset lives only until the block ends."""
-    backend = confinement.info.backend if confinement else "none"
-    if backend == "landlock":
-        assert confinement is not None
+    if confinement is None:
+        yield Launch(argv)
+    elif confinement.info.backend == "landlock":
         with landlock.ruleset(confinement.policy, confinement.info.abi) as enter:
             yield Launch(argv, {"preexec_fn": enter})
-    elif backend == "bwrap":
-        assert confinement is not None
+    elif confinement.info.backend == "bwrap":
         yield Launch(bwrap.wrap(argv, confinement.policy))
-    elif backend == "wintoken":
-        assert confinement is not None
+    elif confinement.info.backend == "wintoken":
         from core.sandbox import wintoken
 
         wintoken.label_writable(confinement.policy.writable)

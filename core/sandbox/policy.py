@@ -32,19 +32,23 @@ class Policy:
     network: bool = True
 
     @classmethod
-    def for_workspace(cls, workspace: Path, settings: Settings, home: Path | None = None) -> Policy:
+    def for_workspace(cls, workspace: Path, settings: Settings) -> Policy:
         """The policy for commands run in `workspace` under `settings` (AGENT_SANDBOX_WRITABLE,
         AGENT_NETWORK, the agent's own .env and session folders)."""
         root = workspace.resolve()
-        home = home or Path.home()
+        home = Path.home()
         temp = [tempfile.gettempdir(), os.environ.get("TMPDIR", ""), *TEMP_FOLDERS]
         extra = [os.path.expanduser(p.strip()) for p in settings.sandbox_writable.split(os.pathsep) if p.strip()]
         secrets = [home / p for p in SECRET_PLACES]
         config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "deepseek-agent"
         secrets += [settings.env_file, default_env_file(), config, sessions_root(settings.sessions_dir),
                     sessions_root().parent]
-        denied = [p for p in _existing(secrets) if not (root == p or root.is_relative_to(p))]
-        return cls(workspace=root, writable=tuple(_existing([root, *temp, *extra])), denied=tuple(denied),
+        temp_folders = _existing(temp)
+        # Inside a temp folder a denied path would take the reading of new temp files with it (see
+        # `landlock.split_grants`): temp folders stay whole, and a sessions folder put there is not hidden.
+        denied = [p for p in _existing(secrets) if not (root == p or root.is_relative_to(p))
+                  and not any(p.is_relative_to(t) for t in temp_folders)]
+        return cls(workspace=root, writable=tuple(_existing([root, *temp_folders, *extra])), denied=tuple(denied),
                    devices=tuple(_existing(DEVICES)), network=settings.network != "off")
 
     def may_write(self, path: Path) -> bool:

@@ -6,10 +6,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.config import SANDBOX_CHOICES
 from core.sandbox import bwrap, landlock
-
-BACKENDS = SANDBOX_CHOICES
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 `setsid cmd &` or a double fork puts a process in a session of its own, out of reach of the
 process-group kill that ends a command. Once the agent is a child subreaper, such orphans become
-its children instead of init's; when the session closes, every child in another session than the
-agent's is a command's descendant, and is ended (and reaped)."""
+its children instead of init's. When the session closes, those that carry the agent's mark in the
+environment they started with (`MARK`, which every command gets) are ended and reaped; others
+(a clipboard helper the TUI started, serving the copied text) are left to run, and the dead are
+reaped."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 _PR_SET_CHILD_SUBREAPER = 36
 _ROUNDS = 5  # ending one orphan can orphan its own children: they are adopted in turn
+MARK = "DEEPSEEK_AGENT_PID"  # in every command's environment: the agent's process id
 
 
 def become_subreaper() -> bool:
@@ -28,19 +31,23 @@ def become_subreaper() -> bool:
 
 
 def adopted() -> list[int]:
-    """This process's children in a session other than its own: commands' descendants."""
+    """This process's children in another session than its own that are commands' descendants
+    (they carry `MARK`) or dead (a zombie to reap)."""
     me, session = os.getpid(), os.getsid(0)
+    mark = f"{MARK}={me}".encode()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
-        except OSError:
+            fields = stat[stat.rfind(")") + 2:].split()
+            if int(fields[1]) != me or int(fields[3]) == session:
+                continue
+            if fields[0] == "Z" or mark in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
             continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if int(fields[1]) == me and int(fields[3]) != session:
-            found.append(int(entry.name))
     return found
 
 

@@ -184,11 +184,19 @@ def label(path: Path, sddl: str = LOW_LABEL) -> None:
 _labelled: set[Path] = set()
 
 
+class LabelError(subprocess.SubprocessError):
+    """A writable folder could not be labelled (a FAT drive, a folder owned by someone else): the
+    command cannot enter the sandbox, and nothing ran."""
+
+
 def label_writable(folders: Iterable[Path]) -> None:
     """Label the folders a confined command may write, once per process (it walks their contents)."""
     for folder in folders:
         if folder not in _labelled:
-            label(folder)
+            try:
+                label(folder)
+            except OSError as error:
+                raise LabelError(str(error)) from None
             _labelled.add(folder)
 
 

@@ -58,6 +58,7 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     handler: Handler
+    server: str = ""  # the MCP server that serves it; empty for the built-in tools
 
     def schema(self) -> dict[str, Any]:
         """The flat Responses-API function tool shape."""
@@ -83,7 +84,7 @@ def parse_arguments(raw: str, tool: Tool) -> dict[str, Any]:
     if missing:
         raise ToolError(f"missing required argument(s): {', '.join(missing)}")
     unknown = [name for name in args if name not in props]
-    if unknown:
+    if unknown and tool.parameters.get("additionalProperties") is False:
         raise ToolError(f"unknown argument(s): {', '.join(unknown)}; {tool.name} takes {', '.join(props)}")
     return {name: _coerce(name, value, props[name]) for name, value in args.items() if value is not None}
 

@@ -86,7 +86,7 @@ DESTRUCTIVE: dict[str, list[str]] = {
     ],
     "plain writes outside": [
         "rm -r ../x", "touch ../x/new", "mkdir ../x/sub", "ln -s /etc ../x/l", "cp /etc/hostname ../x/f.txt",
-        "mv ../x /tmp/stolen-canary", "chown nobody ../x/f.txt", "rm -rf ../[x]", "sed -i s/keep/gone/ ~/cKEY/f.txt",
+        "mv ../x ./stolen", "chown nobody ../x/f.txt", "rm -rf ../[x]", "sed -i s/keep/gone/ ~/cKEY/f.txt",
     ],
 }
 
@@ -193,7 +193,6 @@ class Layout:
 
     def remove(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
-        shutil.rmtree("/tmp/stolen-canary", ignore_errors=True)
 
 
 def corpus() -> list[tuple[str, str]]:

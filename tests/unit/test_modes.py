@@ -115,3 +115,14 @@ def test_an_unwritable_data_folder_keeps_the_rule_for_the_run(tmp_path: Path) ->
                                            ("cd x && make", None), ("$TOOL run", None), ("cargo --version", "cargo")])
 def test_the_rule_offered_names_the_program(command: str, rule: str | None) -> None:
     assert rule_for(command, "posix") == rule
+
+
+@pytest.mark.parametrize("glue", [" && ", "; ", " || ", " | "])
+def test_a_long_line_keeps_each_risky_segment(glue: str) -> None:
+    from core.agent.approvals import compact_action
+
+    command = glue.join(["echo " + "x" * 300, "rm -rf ~/projects", "echo y " * 60, "git push --force origin main",
+                         "echo done"])
+    shown = compact_action("run: " + command, command, "/work/ws", line_chars=120)
+    assert "rm -rf ~/projects" in shown and "git push --force origin main" in shown
+    assert len(shown) < 300 and "characters…" in shown

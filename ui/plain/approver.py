@@ -10,7 +10,7 @@ from contextlib import nullcontext
 from typing import TextIO
 
 from core import protocol as ev
-from core.agent.approvals import DECISIONS, compact_action, parse_decision
+from core.agent.approvals import compact_action, label, offered, parse_decision
 from ui.plain.interrupts import InterruptHandler
 from ui.terminal import read_line
 
@@ -53,13 +53,14 @@ class TerminalApprover:
         width = max(20, _columns(self.stream) - len(GUTTER) - 1)
         action = compact_action(request.action, request.command, request.cwd, line_chars=width)
         rows = [row for line in action.split("\n") for row in wrap(line, width)]
-        options = " · ".join(f"{d.key} {d.label}" + (f" ({d.alias})" if d.alias else "") for d in DECISIONS)
+        choices = offered(request)
+        options = " · ".join(f"{d.key} {label(d, request)}" + (f" ({d.alias})" if d.alias else "") for d in choices)
         # Why it needs a yes comes first: however long the action, the risk is on screen with the question.
         self.stream.write(f"\n? Approval needed: {request.reason}\n"
                           + "".join(f"{GUTTER}{row}\n" for row in rows) + f"  {options}\n  Allow it? [y/N] ")
         self.stream.flush()
         answer = self._read()
-        decision = parse_decision(answer or "") or "deny"
+        decision = parse_decision(answer or "", choices) or "deny"
         if decision == "deny_reason":
             self.stream.write("  Why (the model is told)? ")
             self.stream.flush()

@@ -15,7 +15,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.widgets import Frame, TextArea
 
 from core import protocol as ev
-from core.agent.approvals import DECISIONS, compact_action, parse_decision
+from core.agent.approvals import compact_action, label, offered, parse_decision
 from ui.tui.render import safe
 
 Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
@@ -59,22 +59,22 @@ class ApprovalDialog:
             *[("class:dialog.what", f"   {row}\n") for row in action.split("\n")],
             ("", f" in {_tail(safe(r.cwd), inner - 4)}\n"),
         ]
-        for d in DECISIONS:
+        for d in offered(r):
             alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
-            lines.append(("bold" if d.id == "once" else "", f"  {d.key}  {d.label}{alias}\n"))
+            lines.append(("bold" if d.id == "once" else "", f"  {d.key}  {safe(label(d, r))}{alias}\n"))
         lines[-1] = (lines[-1][0], lines[-1][1].rstrip("\n"))
         return lines
 
     def _keys(self) -> KeyBindings:
         kb = KeyBindings()
-        for name in ["1", "2", "3", "4", "y", "a", "n", "Y", "A", "N"]:
+        for name in ["1", "2", "3", "4", "5", "y", "a", "n", "w", "Y", "A", "N", "W"]:
             kb.add(name)(lambda event, name=name: self.decide(name))
         kb.add("escape", eager=True)(lambda event: self.decide("3"))
         kb.add("enter")(lambda event: None)
         return kb
 
     def decide(self, key: str) -> None:
-        decision = parse_decision(key)
+        decision = parse_decision(key, offered(self.request)) if self.request is not None else None
         if self.request is None or decision is None:
             return
         if decision == "deny_reason":

@@ -255,7 +255,7 @@ class View:
 
     def _tool_started(self, d: ev.ToolStarted) -> None:
         self._finish_open()
-        state = ToolState(d.call_id, d.name or "?", d.arguments)
+        state = ToolState(d.call_id, d.name or "?", d.arguments, server=d.server)
         self._tools[state.call_id] = block = ToolBlock(state)
         self.add(block)
         command = d.arguments.get("command") if isinstance(d.arguments, dict) else None

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.cancel import Cancel
 from core.modes import ASK
 from core.tools.cmdline import PARSERS, VAR, Simple, Unparsed, Word
 from core.tools.safety.posix import _DECLARERS, _HANDLERS, _WRAPPERS_AFTER_OPERAND, _declare, _env, _parallel
@@ -39,6 +40,7 @@ from core.tools.safety.state import (
     _WRAPPERS_WITH_ARGS,
     _XARGS_ARGS,
     MAX_DEPTH,
+    MAX_JUDGED_CHARS,
     _nested,
     _State,
 )
@@ -56,7 +58,8 @@ from core.tools.safety.targets import (
 from core.tools.safety.windows import _windows_command
 from core.tools.shells import detect_shell
 
-__all__ = ["NOT_KNOWN_READ_ONLY", "Question", "command_question", "destructive_reason", "platform_dialect"]
+__all__ = ["MAX_JUDGED_CHARS", "NOT_KNOWN_READ_ONLY", "Question", "command_question", "destructive_reason",
+           "platform_dialect"]
 
 NOT_KNOWN_READ_ONLY = "not known to only read"
 # What no sandbox stops: it happens inside the workspace (its git history, work git would discard)
@@ -78,7 +81,7 @@ class Question:
 
 
 def command_question(command: str, workspace: Path, mode: str, *, confined: bool,
-                     allowed: Callable[[str, str], bool]) -> Question | None:
+                     allowed: Callable[[str, str], bool], cancel: Cancel | None = None) -> Question | None:
     """What this command must ask before it runs in `mode` (see core.modes), or None.
 
     Confined by a sandbox (auto and yes): what no sandbox stops asks; what the sandbox would surely
@@ -86,7 +89,7 @@ def command_question(command: str, workspace: Path, mode: str, *, confined: bool
     blocked it). Unconfined, the gate's reasons ask; and in ask mode also every command not known
     to only read, unless the workspace's allow rules name it."""
     dialect = platform_dialect()
-    why = destructive_reason(command, workspace, dialect)
+    why = destructive_reason(command, workspace, dialect, cancel)
     if confined and mode != ASK:
         reasons = (why or "").split("; ")
         kept = [reason for reason in reasons if any(m in reason for m in _BEYOND_THE_SANDBOX)
@@ -102,13 +105,18 @@ def command_question(command: str, workspace: Path, mode: str, *, confined: bool
     return Question(NOT_KNOWN_READ_ONLY)
 
 
-def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
+def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None,
+                       cancel: Cancel | None = None) -> str | None:
     """Why this shell command needs approval, or None when it does not.
 
-    `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's)."""
+    `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's). Judging stops when
+    `cancel` fires (the reason then says so)."""
+    if len(command) > MAX_JUDGED_CHARS:
+        return (f"it is {len(command):,} characters long, over the {MAX_JUDGED_CHARS:,} judged before a command "
+                "runs: write the long part to a file (write_file) and have a short command read it")
     root = Path(workspace or Path.cwd()).resolve()
     state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=dict(os.environ),
-                   script=_script, argv=_argv)
+                   script=_script, argv=_argv, cancel=cancel)
     if _FORK_BOMB.search(command):
         return "fork bomb"
     return _script(command, dialect or platform_dialect(), state)
@@ -133,6 +141,8 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
     try:
         previous: Simple | None = None
         for simple in commands:
+            if stop := state.stopped():
+                return "; ".join([*reasons, stop])
             state.upstream = previous if simple.piped else None
             why = _simple(simple, state)
             if why and not top:

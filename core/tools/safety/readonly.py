@@ -8,7 +8,7 @@ read-only. What is not known is not read-only: the list errs on the side of aski
 from __future__ import annotations
 
 from core.tools.cmdline import PARSERS, Simple, Unparsed
-from core.tools.safety.state import _HARMLESS_SINKS
+from core.tools.safety.state import _HARMLESS_SINKS, MAX_JUDGED_CHARS
 
 # Readers, and the options that make them write or run something (any option when the value is None).
 _READERS: dict[str, frozenset[str]] = {name: frozenset() for name in (
@@ -47,6 +47,8 @@ _VERSION_ONLY = {"python", "python3", "py", "node", "ruby", "perl", "java", "jav
 
 def is_read_only(command: str, dialect: str) -> bool:
     """True when every command of the line is known to only read (see the module's docstring)."""
+    if len(command) > MAX_JUDGED_CHARS:
+        return False
     try:
         commands = PARSERS[dialect](command)
     except Unparsed:

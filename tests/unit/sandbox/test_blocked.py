@@ -3,12 +3,14 @@ only after a yes; failures of the command's own making are left alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.cancel import Cancel
 from core.config import load_settings
-from core.sandbox import Confinement, Policy, probe, sandbox_denial
-from core.tools.base import ToolContext
+from core.sandbox import Confinement, Policy, bwrap, landlock, probe, sandbox_denial
+from core.tools.base import ToolContext, ToolError
 from core.tools.shell import run_command, run_shell
 from core.tools.workspace import Workspace
 from tests.support.sandbox_corpus import CANARY, Layout
@@ -121,3 +123,44 @@ def test_secrets_inside_the_workspace_stay_unreadable(layout: Layout, backend: s
 def test_no_sandbox_where_it_is_off(layout: Layout) -> None:
     settings = load_settings(environ={"AGENT_SANDBOX": "off"}, env_file=layout.base / "none")
     assert Confinement.for_workspace(layout.workspace, settings) is None
+
+
+def test_the_probe_falls_back_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel without Landlock: auto takes bubblewrap where it works, and says "none" with the
+    reason where neither does (then the approval mode is `ask`)."""
+    monkeypatch.setattr(landlock, "abi", lambda: 0)
+    for works, expected in ((True, "bwrap"), (False, "none")):
+        probe.cache_clear()
+        monkeypatch.setattr(bwrap, "works", lambda w=works: w)
+        assert probe("auto").backend == expected
+        assert probe("landlock").describe() == "none (this kernel has no Landlock)"
+    assert "no Landlock in this kernel and no working bwrap" in probe("auto").describe()
+    probe.cache_clear()
+
+
+def test_a_sessions_folder_in_a_temp_folder_leaves_temp_files_readable(layout: Layout, backend: str,
+                                                                       tmp_path: Path) -> None:
+    """Tests keep sessions under the temp folder: hiding them there would make every new temp file
+    unreadable for the rest of its command, so temp folders stay whole."""
+    confinement(layout, backend)
+    settings = load_settings(environ={"AGENT_SANDBOX": backend, "AGENT_SESSIONS_DIR": str(tmp_path / "sessions")},
+                             env_file=layout.base / "none")
+    (tmp_path / "sessions").mkdir()
+    confined = Confinement.for_workspace(layout.workspace, settings)
+    assert confined is not None and (tmp_path / "sessions").resolve() not in confined.policy.denied
+    done = run_command("t=$(mktemp -d) && echo hi > $t/f && cat $t/f && rm -rf $t", layout.workspace, 10, Cancel(),
+                       confinement=confined)
+    assert done.exit_code == 0 and done.output == b"hi\n"
+
+
+def test_a_sandbox_that_cannot_be_entered_runs_nothing_and_says_so(layout: Layout,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    confined = confinement(layout, "landlock")
+
+    def refuse() -> None:
+        raise OSError(1, "the sandbox could not be entered")
+
+    monkeypatch.setattr(landlock, "_enter", lambda fd, drop: refuse)
+    with pytest.raises(ToolError, match=r"could not enter the sandbox.*--no-sandbox"):
+        run_command("echo ran > ran.txt", layout.workspace, 10, Cancel(), confinement=confined)
+    assert not (layout.workspace / "ran.txt").exists()

@@ -166,6 +166,16 @@ def test_bad_arguments_to_a_confined_start_are_clear_errors(tmp_path: Path) -> N
 
 
 @UNDER_WINE
+def test_a_folder_that_cannot_be_labelled_means_the_command_does_not_run(tmp_path: Path) -> None:
+    """Wine refuses mandatory labels, as a FAT drive would: the start fails, as a sandbox's does."""
+    marker = tmp_path / "ran"
+    confinement = Confinement(SandboxInfo("wintoken", 0, ("test",)), Policy(tmp_path, writable=(tmp_path,), denied=()))
+    with pytest.raises(subprocess.SubprocessError, match="labelling"):
+        run_confined(python(f"open({str(marker)!r}, 'w').close()"), tmp_path, confinement)
+    assert not marker.exists()
+
+
+@UNDER_WINE
 def test_under_wine_the_probe_finds_integrity_levels_unenforced_and_the_mode_stays_ask(tmp_path: Path) -> None:
     info = probe("wintoken")
     assert not info.active and info.describe() == "none (integrity levels are not enforced here)"
