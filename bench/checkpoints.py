@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.measurements import recorded
 from core.checkpoints import Checkpoints
 from core.checkpoints.gitsnap import RACY_NS
 from core.protocol import discard
@@ -131,4 +132,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with recorded("checkpoints", "Checkpoints: the cost of the snapshots around one command"):
+        sys.exit(main())

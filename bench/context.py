@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from bench.measurements import recorded
 from core.context import DEFAULT_PRICES, SUMMARY_PROMPT, ContextManager, ContextSettings, cap_result
 from core.context.tokens import item_tokens, text_tokens
 from core.session.items import (
@@ -443,4 +444,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("context", "Context shaping: a scripted 300-step session through five strategies"):
+        main()

@@ -16,6 +16,7 @@ import json
 import time
 
 from bench.context import INSTRUCTIONS, SETTINGS, Session, stand_in_summary
+from bench.measurements import recorded
 from core.context import ContextManager
 from core.session.items import FunctionCallOutput, Item, UserMessage
 
@@ -75,4 +76,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("resume", "Resume: restoring the context shaping from the journal"):
+        main()

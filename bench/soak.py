@@ -24,6 +24,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from bench.measurements import recorded
 from core.agent.loop import Agent
 from core.config import load_settings
 from core.session.items import AssistantMessage, FunctionCall, FunctionCallOutput, UserMessage
@@ -143,4 +144,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("soak", "Soak: scripted turns against a loopback server that injects faults"):
+        main()

@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.measurements import recorded
 from tests.sse_server import Reply, ScriptedServer, text_events
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,4 +154,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with recorded("startup", "Start-up: the source run against the one-file exe"):
+        sys.exit(main())

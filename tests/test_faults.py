@@ -4,7 +4,7 @@ and the harms a hostile repository or a careless or prompt-injected model must n
 Each fault is one row of FAULTS. The test runs the real agent as a subprocess against the loopback
 server and asserts what the row says: whether the request was retried, what the user sees, the
 exit code, that the harm did not happen (`check`), and that the journal afterwards holds every
-completed item and loads into a valid next request, every call paired with its output. README.md's
+completed item and loads into a valid next request, every call paired with its output. docs/faults.md's
 fault table is generated from these rows (`python -m tests.test_faults`), and a test keeps the two
 identical.
 """
@@ -361,7 +361,7 @@ def test_scenario_pip_install(tmp_path: Path, tmp_path_factory: pytest.TempPathF
 
 
 def fault_table() -> str:
-    """README.md's fault table, generated from FAULTS, HARMS and SCENARIOS."""
+    """docs/faults.md's fault table, generated from FAULTS, HARMS and SCENARIOS."""
     rows = ["| fault | what the server does | retried | exit code (`--one`) | observed behaviour |",
             "|---|---|---|---|---|"]
     harms = {h.name for h in HARMS}
@@ -372,9 +372,9 @@ def fault_table() -> str:
     return "\n".join(rows)
 
 
-def test_readme_fault_table_is_generated_from_these_tests() -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert fault_table() in readme, "run `python -m tests.test_faults` and paste its table into README.md"
+def test_the_fault_table_in_the_docs_is_generated_from_these_tests() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "faults.md").read_text(encoding="utf-8")
+    assert fault_table() in doc, "run `python -m tests.test_faults` and paste its table into docs/faults.md"
 
 
 if __name__ == "__main__":

@@ -59,7 +59,8 @@ def test_one_shot_writes_runs_and_answers(tmp_path: Path) -> None:
         Reply(text_events("The file says HÉLLO 你好.", reasoning="done")),
     ]
     with ScriptedServer(script) as server:
-        done = run_agent(["--one", "create hello.txt and show it"], server.url, tmp_path)
+        # --yes: where no sandbox works (Windows) the mode is ask, and running a program asks
+        done = run_agent(["--one", "create hello.txt and show it", "--yes"], server.url, tmp_path)
     assert done.returncode == 0, done.stderr.decode()
     assert (tmp_path / "ws" / "hello.txt").read_text(encoding="utf-8") == "héllo 你好\n"
     assert done.stdout.decode("utf-8") == "The file says HÉLLO 你好.\n"
@@ -170,7 +171,7 @@ def test_the_key_never_leaks_to_children_output_or_session_files(tmp_path: Path)
     command = f'"{Path(sys.executable).as_posix()}" show.py {TEST_KEY[:half]} {TEST_KEY[half:]}'
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("done"))]
     with ScriptedServer(script) as server:
-        done = run_agent(["--one", "show env"], server.url, tmp_path,
+        done = run_agent(["--one", "show env", "--yes"], server.url, tmp_path,
                          env={"GITHUB_TOKEN": "ghp-also-secret-value", "MY_PASSWORD": "hunter2-secret"})
     assert done.returncode == 0
     output = server.requests[1]["input"][-1]["output"]

@@ -4,6 +4,7 @@ session swaps go through its input messages only, as every front end's do."""
 from __future__ import annotations
 
 import queue
+import sys
 import time
 from pathlib import Path
 
@@ -155,7 +156,8 @@ def test_every_event_passes_the_runtime_s_redaction(tmp_path: Path) -> None:
 
 
 def test_always_in_this_workspace_keeps_a_rule_for_the_next_session(tmp_path: Path) -> None:
-    script = [Reply(call_events([("run_shell", {"command": "python3 make.py"})])), Reply(text_events("ok"))]
+    command = f'"{Path(sys.executable).as_posix()}" make.py'  # no python3 on Windows
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok"))]
     inbox = Inbox()
     with ScriptedServer(script + script) as server:
         runtime = _runtime(server.url, tmp_path, inbox, allow=())  # ask mode: no sandbox is asked for
@@ -163,7 +165,7 @@ def test_always_in_this_workspace_keeps_a_rule_for_the_next_session(tmp_path: Pa
         try:
             runtime.send(ev.Submit("make it"))
             question = inbox.next(ev.ApprovalRequested)
-            assert question.rule == "python3" and [d["key"] for d in question.decisions][-1] == "5"
+            assert question.rule == Path(sys.executable).as_posix() and question.decisions[-1]["key"] == "5"
             runtime.send(ev.Answer(question.id, "workspace"))
             inbox.next(ev.JobEnded)
         finally:

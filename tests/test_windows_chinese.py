@@ -36,7 +36,7 @@ def test_piped_chinese_through_the_file_tools_and_a_gbk_command(tmp_path: Path) 
               Reply(call_events([("read_file", {"path": "笔记.txt"})])),
               Reply(text_events(ANSWER))]
     with ScriptedServer(script) as server:
-        done = run_agent(["--one"], server.url, tmp_path, stdin=PROMPT.encode("utf-8"), launcher=("-c", CP936),
+        done = run_agent(["--one", "--yes"], server.url, tmp_path, stdin=PROMPT.encode("utf-8"), launcher=("-c", CP936),
                          creationflags=subprocess.CREATE_NO_WINDOW)
     err = done.stderr.decode("utf-8")
     assert done.returncode == 0, err

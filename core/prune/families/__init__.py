@@ -57,3 +57,6 @@ def pick(out: Output) -> Family:
         if score > best_score:
             best, best_score = family, score
     return best
+
+
+multienv.delegate_to(pick)

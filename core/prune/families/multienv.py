@@ -14,9 +14,9 @@ is left to the generic rules.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.prune import families
 from core.prune.command import parse_command
 from core.prune.families import generic
 from core.prune.families.base import COMMAND, STRONG_CONTENT, Family
@@ -91,13 +91,22 @@ def _runs(lines: list[str]) -> list[Run]:
     return runs
 
 
+# The registry's choice of a family for an output, given by the registry (core.prune.families),
+# which imports this module: a failed environment is pruned as if its command had run alone.
+_PICK: list[Callable[[Output], Family]] = []
+
+
+def delegate_to(pick: Callable[[Output], Family]) -> None:
+    _PICK[:] = [pick]
+
+
 def _delegate(sel: Selection, out: Output, run: Run) -> None:
     """Prune a failed environment's lines by the family of its own command and output."""
     body = out.lines[run.start + 1:run.stop]
     if not body:
         return
     sub = Output("\n".join(body), body, parse_command(run.command), 1)
-    family = families.pick(sub)
+    family = _PICK[0](sub) if _PICK else generic.FAMILY
     inner = family.select(sub)
     offset = run.start + 1
     sel.level[offset:run.stop] = inner.level
