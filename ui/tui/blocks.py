@@ -319,6 +319,20 @@ class BannerBlock(Block):
         return f"*{self.text}*"
 
 
+class WelcomeBlock(Block):
+    """The first screen's one quiet line: cut at the edge rather than wrapped onto a second."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = safe(text)
+
+    def render(self, width: int) -> list[Fragments]:
+        return _indent([_clip(self.text, width - INDENT, "ansibrightblack")])
+
+    def markdown(self) -> str:
+        return f"*{self.text}*"
+
+
 class CommandBlock(Block):
     """A slash command's reply: plain text, kept as written."""
 

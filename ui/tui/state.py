@@ -7,6 +7,7 @@ runs on the UI thread and is the only place that changes blocks or status.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -14,6 +15,7 @@ import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ui.tui.blocks import (
@@ -25,6 +27,7 @@ from ui.tui.blocks import (
     ToolBlock,
     ToolState,
     UserBlock,
+    WelcomeBlock,
 )
 from ui.tui.render import safe
 from ui.tui.transcript import Transcript
@@ -168,6 +171,8 @@ class View:
                 self.add(ToolBlock(state))
         if d.get("resumed"):
             self.banner("info", f"resumed session {d.get('id', '')} ({len(history)} entries)")
+        elif not history:
+            self.add(WelcomeBlock(welcome(d)))
 
     def _on_turn_started(self, d: dict[str, Any]) -> None:
         s = self.status
@@ -315,3 +320,13 @@ class View:
             if block.foldable:
                 return block
         return None
+
+
+def welcome(session: dict[str, Any]) -> str:
+    """The one quiet line an empty screen shows: where, which model, which mode, where help is."""
+    workspace = str(session.get("workspace", ""))
+    home = str(Path.home())
+    if workspace == home or workspace.startswith(home + os.sep):
+        workspace = "~" + workspace[len(home):]
+    mode = session.get("mode") or "ask"
+    return f"{session.get('model', '')} · mode {mode} · /help for help · {workspace}"
