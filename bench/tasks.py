@@ -36,6 +36,9 @@ from core.prices import DEFAULT_PRICES
 
 ROOT = Path(__file__).resolve().parents[1]
 PRICED_AS = "deepseek-v4-flash"
+# The local server's limits, and temperature 0 so both builds see the same model behaviour.
+LOCAL_MODEL_ENV = {"DEEPSEEK_API_KEY": "", "DEEPSEEK_CONTEXT_WINDOW": "8192", "DEEPSEEK_MAX_OUTPUT_TOKENS": "512",
+                   "DEEPSEEK_REASONING_EFFORT": "default", "DEEPSEEK_TEMPERATURE": "0", "AGENT_MAX_RETRIES": "1"}
 DOCS_BEGIN, DOCS_END = "<!-- bench/tasks.py: begin -->", "<!-- bench/tasks.py: end -->"
 
 
@@ -136,7 +139,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent-cmd", help="another agent build to compare against, e.g. 'python3 /tmp/old/agent.py'")
     parser.add_argument("--base-url", help="a Responses endpoint (default: the local Qwen model)")
-    parser.add_argument("--model", default="qwen")
+    parser.add_argument("--model", default="qwen", help="model name (default: qwen, the local model's alias)")
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
     parser.add_argument("--max-steps", type=int, default=8)
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per task and build")
@@ -150,9 +153,9 @@ def main() -> int:
         builds["other"] = shlex.split(args.agent_cmd)
     scratch = Path(tempfile.mkdtemp(prefix="bench-tasks-"))
     work = scratch / "work"
-    env = {**os.environ, "DEEPSEEK_BASE_URL": base_url, "DEEPSEEK_MODEL": args.model, "DEEPSEEK_API_KEY": "",
+    env = {**os.environ, "DEEPSEEK_BASE_URL": base_url, "DEEPSEEK_MODEL": args.model,
            "AGENT_MAX_STEPS": str(args.max_steps), "AGENT_SESSIONS_DIR": str(scratch / "sessions"),
-           "DEEPSEEK_CONTEXT_WINDOW": "8192", "DEEPSEEK_MAX_OUTPUT_TOKENS": "512"}
+           **(LOCAL_MODEL_ENV if args.base_url is None else {})}
     header = (f"{'task':<16} {'build':<6} {'solved':>7} {'steps':>6} {'tokens in':>9} {'out':>8} {'cached':>7} "
               f"{'cost $':>9} {'wall s':>8}")
     lines = [f"model {args.model} at {base_url}; max {args.max_steps} steps, {args.timeout:.0f} s per task; "
