@@ -175,6 +175,8 @@ def main() -> int:
             solved = "yes" if r.solved else ("no" if r.status in ("ok", "") else r.status)
             lines.append(row(r.task, build, solved, r.steps, r.tokens_in, r.tokens_cached, r.tokens_out, r.cost, r.wall))
             print(lines[-1], flush=True)
+            if args.write_docs:  # after every run, so a run cut short still leaves what it measured
+                write_docs(args.write_docs, [*lines, "(run in progress or cut short: no totals yet)"])
     summary = {build: totals(runs, build) for build in builds}
     for build, t in summary.items():
         lines.append(row("total", build, t.status, t.steps, t.tokens_in, t.tokens_cached, t.tokens_out, t.cost, t.wall))
