@@ -87,7 +87,7 @@ def locate(text: str, old: str, new: str) -> Placement:
         found = _line_strategies(lines, variant_old, variant_new, prefix)
         if found is not None:
             return found
-    raise EditMismatch(_closest(text, old))
+    raise EditMismatch(_closest(text, old, new))
 
 
 def locate_all(text: str, old: str, new: str) -> list[Placement]:
@@ -99,7 +99,7 @@ def locate_all(text: str, old: str, new: str) -> list[Placement]:
             at = found + len(old_form)
         if places:
             return places
-    raise EditMismatch(_closest(text, old))
+    raise EditMismatch(_closest(text, old, new))
 
 
 def _exact(text: str, old: str, new: str) -> Placement | None:
@@ -360,8 +360,13 @@ def _list(numbers: list[int]) -> str:
     return ", ".join(map(str, numbers[:10])) + (" …" if len(numbers) > 10 else "")
 
 
-def _closest(text: str, old: str) -> str:
-    """Say why nothing matched and show the closest passage, so the next try can succeed."""
+def _closest(text: str, old: str, new: str) -> str:
+    """Say why nothing matched and show the closest passage, so the next try can succeed. A weak
+    model often repeats an edit that already landed: then new_text is in the file, and that is said."""
+    if new.strip() and new not in old and new in text:
+        line = text.count("\n", 0, text.find(new)) + 1
+        return (f"old_text was not found, but new_text is already in the file at line {line}: this edit seems "
+                "to be done already; read the file to check, and go on with the task")
     if " ".join(old.split()) in " ".join(text.split()):
         message = ("old_text was not found: it matches only when all whitespace is ignored, and that is not "
                    "safe here; copy the indentation and line breaks exactly")

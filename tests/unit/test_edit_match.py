@@ -202,6 +202,14 @@ def test_joined_lines_refuse_two_places_a_typo_and_unrelated_lines(ws: Path) -> 
     refuse(ws, "x = f(a,\n      b)\n", "x = f(a,b)", match="not found")  # spacing inside a word is a character
 
 
+def test_an_edit_repeated_after_it_landed_says_so(ws: Path) -> None:
+    (ws / "f.py").write_text("def greeting():\n    return \"Hello\"\n")
+    edit_file({"path": "f.py", "old_text": "Hello", "new_text": "你好", "replace_all": True}, ctx(ws))
+    for replace_all in (True, False):
+        with pytest.raises(ToolError, match="new_text is already in the file at line 2: this edit seems to be done"):
+            edit_file({"path": "f.py", "old_text": "Hello", "new_text": "你好", "replace_all": replace_all}, ctx(ws))
+
+
 # -- what every edit keeps --------------------------------------------------------------------------
 def test_crlf_tabs_chinese_and_no_final_newline_survive_a_relaxed_edit(ws: Path) -> None:
     content = "def 问候():\r\n\tif 真:\r\n\t\treturn '你好'\r\n\treturn '再见'".encode()
