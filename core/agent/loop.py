@@ -167,7 +167,7 @@ class Agent:
         """Run the turn's calls in order; False if interrupted (the rest get a 'not run' output)."""
         held = _HeldToolEvent(self.emit)
         cap = self.context.settings.result_cap_tokens
-        outputs = []
+        outputs: list[FunctionCallOutput] = []
         for call in calls:
             if cancel.cancelled:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
