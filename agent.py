@@ -18,6 +18,15 @@ modes:
   --one TASK       run one task and exit (the task may also be piped on stdin)
   prune -- CMD     run CMD and print its pruned output (see `prune --help`)
 
+approval modes (--mode; /mode or Shift-Tab switch them in a session):
+  auto             commands run in the kernel's sandbox unasked (writes only in the workspace and temp
+                   folders, secrets unreadable); running one outside it asks. Default where a sandbox
+                   works (Linux: Landlock or bubblewrap)
+  ask              read-only commands and your allow rules run; everything else asks. Default where no
+                   sandbox works (Windows today, old kernels, --no-sandbox)
+  yes              every question is answered yes (--yes); commands are still confined where they can be
+  --one cannot ask: what would ask is refused, and the model is told how you could allow it.
+
 exit codes (--one): 0 done, 1 error, 2 bad usage or settings, 3 step limit reached, 130 interrupted
 
 settings come from the environment, then a .env file, then defaults; see .env.example for every key.
@@ -33,7 +42,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--one", nargs="?", const="", default=None, metavar="TASK",
                         help="run one task to completion and exit (TASK or stdin)")
     parser.add_argument("--json", action="store_true", help="with --one: write every event as a JSON line")
-    parser.add_argument("--yes", action="store_true", help="approve destructive commands without asking")
+    parser.add_argument("--yes", action="store_true", help="answer every question yes (the yes mode)")
+    parser.add_argument("--mode", choices=("auto", "ask", "yes"), help="the approval mode (see below; AGENT_MODE)")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run commands unconfined (AGENT_SANDBOX=off); the default mode becomes ask")
+    parser.add_argument("--no-network", action="store_true",
+                        help="confined commands may not open network connections (AGENT_NETWORK=off)")
+    parser.add_argument("--allow", action="append", default=[], metavar="COMMAND",
+                        help="let commands starting with these words run unasked in this run (repeatable)")
     parser.add_argument("--model", help="model name (overrides DEEPSEEK_MODEL)")
     parser.add_argument("--cwd", type=Path, help="workspace folder (default: the current folder)")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID",
@@ -52,11 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         from ui.prune_cli import main as prune_main
 
         return prune_main(argv[1:])
+    if argv[:1] == ["sandbox-exec"]:  # how MCP servers start confined
+        from ui.sandbox_exec import main as sandbox_exec
+
+        return sandbox_exec(argv[1:])
     args = parse_args(argv)
     from core.config import ConfigError, load_settings
+    from core.secret_env import hide_secret_environment
 
     try:
-        settings = load_settings(overrides={"DEEPSEEK_MODEL": args.model} if args.model else None)
+        settings = load_settings(overrides=_overrides(args))
         if args.sessions:
             from core.runtime.open import format_sessions
 
@@ -65,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.one is None and not settings.api_key and _can_prompt():
             settings = _ask_for_key(settings, args)
         settings.require_key()
+        hide_secret_environment(settings.env_keep, settings.env_drop)
         workspace = _workspace(args.cwd)
         if args.json and args.one is None:
             raise ConfigError("--json works with --one only.")
@@ -74,6 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, str]:
+    """The settings the command line gives (they win over the environment and the .env)."""
+    given = {"DEEPSEEK_MODEL": args.model, "AGENT_MODE": "yes" if args.yes else args.mode,
+             "AGENT_SANDBOX": "off" if args.no_sandbox else None, "AGENT_NETWORK": "off" if args.no_network else None}
+    return {name: value for name, value in given.items() if value}
 
 
 def _can_prompt() -> bool:
@@ -112,7 +141,7 @@ def _ask_for_key(settings, args: argparse.Namespace):
               "environment instead.", file=sys.stderr)
         return settings
     print(f"Saved to {settings.env_file}.", file=sys.stderr)
-    return load_settings(overrides={"DEEPSEEK_MODEL": args.model} if args.model else None)
+    return load_settings(overrides=_overrides(args))
 
 
 def _workspace(cwd: Path | None) -> Path:
@@ -124,30 +153,31 @@ def _workspace(cwd: Path | None) -> Path:
     return folder.resolve()
 
 
-def _open(args: argparse.Namespace, settings, workspace: Path, emit, approve):
-    from core.agent.prompt import read_agents_md
+def _runtime(args: argparse.Namespace, settings, workspace: Path, on_event, interactive: bool):
+    """The core's runtime on `on_event`, its session opened (or resumed) and announced."""
     from core.config import ConfigError
-    from core.runtime.open import SessionNotFound, open_session
+    from core.modes import resolve_mode
+    from core.runtime.open import SessionNotFound
+    from core.runtime.runtime import Runtime
     from core.session.journal import JournalError
 
+    runtime = Runtime(settings, workspace, on_event, mode=resolve_mode(settings), interactive=interactive,
+                      allow=args.allow, resume=args.resume or None, resume_latest=args.resume == "")
     try:
-        session = open_session(settings, emit, workspace, approve, resume=args.resume or None,
-                               resume_latest=args.resume == "")
+        runtime.open()
     except SessionNotFound as exc:
         raise ConfigError(f"Cannot resume: {exc}.") from None
     except JournalError as exc:
         raise ConfigError(f"Cannot start the session: {exc} (set AGENT_SESSIONS_DIR to a writable folder).") from None
-    # The user hears of an AGENTS.md that was skipped or cut; the session's instructions tell the model.
-    for notice in filter(None, [*session.notices, read_agents_md(workspace).notice]):
-        emit("notice", {"kind": "info", "message": notice})
-    return session
+    return runtime
 
 
 def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
     from core.config import ConfigError
-    from core.secrets import RedactingEmit, Redactor
+    from ui.jsonl import JsonEmitter
     from ui.plain.interrupts import InterruptHandler
-    from ui.plain.repl import JsonEmitter, PlainEmitter, make_approver, run_one
+    from ui.plain.render import PlainEmitter
+    from ui.plain.repl import PlainSink, run_one
     from ui.terminal import read_piped_stdin, stdin_is_interactive, use_color
 
     task = args.one
@@ -155,22 +185,22 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
         task = read_piped_stdin()
     if not task.strip():
         raise ConfigError("--one needs a task: give it as an argument or pipe it on stdin.")
-    emit = RedactingEmit(JsonEmitter() if args.json else PlainEmitter(one_shot=True, color=use_color()),
-                         Redactor(settings.api_key))
-    session = _open(args, settings, workspace, emit, make_approver(yes=args.yes, can_ask=False))
+    sink = PlainSink(JsonEmitter() if args.json else PlainEmitter(one_shot=True, color=use_color()))
+    runtime = _runtime(args, settings, workspace, sink, interactive=False)
     interrupts = InterruptHandler()
     interrupts.install()
     try:
-        return run_one(session, task.strip(), interrupts)
+        return run_one(runtime, sink, task.strip(), interrupts)
     finally:
-        session.close()
+        runtime.close()
 
 
 def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
     from core.console import is_terminal
-    from core.secrets import RedactingEmit, Redactor
+    from ui.plain.approver import TerminalApprover
     from ui.plain.interrupts import InterruptHandler
-    from ui.plain.repl import PlainEmitter, make_approver, run_repl
+    from ui.plain.render import PlainEmitter
+    from ui.plain.repl import PlainSink, run_repl
     from ui.terminal import stdin_is_interactive, use_color
 
     # is_terminal, not isatty: under Git Bash's mintty the TUI's reason (use winpty) is then said.
@@ -178,16 +208,17 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
         reason = _tui_reason()
         if reason is None:
             import tui
+            from core.session.journal import sessions_root
 
-            return tui.run(settings, lambda emit, approve: _open(args, settings, workspace, emit, approve))
+            return tui.run(lambda emit: _runtime(args, settings, workspace, emit, interactive=True), workspace,
+                           sessions_root(settings.sessions_dir or None).parent)
         print(f"note: full-screen mode unavailable ({reason}); using plain mode.", file=sys.stderr)
-    emit = RedactingEmit(PlainEmitter(color=use_color()), Redactor(settings.api_key))
+    sink = PlainSink(PlainEmitter(color=use_color()))
     interrupts = InterruptHandler()
-    session = _open(args, settings, workspace, emit,
-                    make_approver(yes=args.yes, can_ask=stdin_is_interactive(), interrupts=interrupts,
-                                  redact=Redactor(settings.api_key)))
+    can_ask = stdin_is_interactive()
+    runtime = _runtime(args, settings, workspace, sink, interactive=can_ask)
     interrupts.install()
-    return run_repl(session, interrupts)
+    return run_repl(runtime, sink, interrupts, TerminalApprover(sys.stderr, interrupts) if can_ask else None)
 
 
 def _tui_reason() -> str | None:

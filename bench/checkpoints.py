@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3
 
 from core.checkpoints import Checkpoints
 from core.checkpoints.gitsnap import RACY_NS
+from core.protocol import discard
 
 RUNS = 5
 
@@ -75,7 +76,7 @@ def around(checkpoints: Checkpoints, command: str, cwd: Path) -> Callable[[], ob
 def session(root: Path, scratch: Path, name: str) -> Checkpoints:
     folder = scratch / name
     folder.mkdir()
-    return Checkpoints(folder, root, lambda record: None, lambda event, data: None)
+    return Checkpoints(folder, root, lambda record: None, discard)
 
 
 def main() -> int:

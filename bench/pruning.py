@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""Pruning figures: our pruner next to the corpus baselines, and its throughput.
+"""Pruning figures, per corpus: our pruner next to the baselines and the oracle, and its throughput.
 
-    python bench/pruning.py [--shared DIR] [--mb 10] [--no-throughput]
+    python3 bench/pruning.py [--shared DIR] [--mb 10] [--no-throughput] [--write-docs]
+    python3 -m bench.pruning ...
 
-Runs shared/bench/pruning/score.py (`--json`) for our pruner and for the clip4000 and headtail
-baselines, and prints one markdown table, then our figures per family (the family prune() picked). Then prunes about 10 MB of realistic log (the corpus
-outputs, repeated) in-process and compares the time with a floor that does almost nothing:
-an ANSI regex strip plus splitlines over the same text.
+Two corpora: the shared one (shared/bench/pruning/cases) and ours (tests/corpus/prune/cases, real
+outputs of tools the shared one lacks). Both are scored with the shared score.py (`--json`), for
+our pruner and for the clip4000 and headtail baselines. The oracle of a corpus keeps exactly its
+must-keep lines (their characters plus a newline each): the reduction no pruner with recall 1.0 can
+beat by much, so the distance to it is how much is left on the table. Then our figures per family
+(the family prune() picked), and the throughput: about 10 MB of realistic log (the shared outputs,
+repeated) pruned in-process, against a floor that does almost nothing (an ANSI regex strip plus
+splitlines over the same text). `--write-docs` puts the corpus tables into docs/pruning.md between
+its markers.
 """
 
 from __future__ import annotations
@@ -15,18 +21,26 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from core.prune import families as registry  # noqa: E402
 from core.prune import prune  # noqa: E402
 from core.prune.clean import ANSI_RE  # noqa: E402
 
 BASELINES = ("clip4000", "headtail")
+OUR_CASES = ROOT / "tests" / "corpus" / "prune" / "cases"
+DOCS = ROOT / "docs" / "pruning.md"
+BEGIN, END = "<!-- bench/pruning.py: begin -->", "<!-- bench/pruning.py: end -->"
 
 
 def shared_dir(arg: str | None) -> Path:
@@ -37,6 +51,30 @@ def our_command() -> str:
     python = shlex.quote(sys.executable)
     entry = "agent.py prune" if (ROOT / "agent.py").exists() else "-m ui.prune_cli"
     return f'{python} {entry} --stdin --command "$PRUNE_CMD" --exit-code "$PRUNE_EXIT_CODE"'
+
+
+@contextmanager
+def scorer_for(shared_bench: Path, cases: Path) -> Iterator[Path]:
+    """The shared score.py, reading `cases`: it scores the folder beside it, so a copy of it goes
+    into a temporary folder with the cases (the shared corpus is scored in place)."""
+    if cases == shared_bench / "cases":
+        yield shared_bench / "score.py"
+        return
+    with tempfile.TemporaryDirectory(prefix="prune-bench-") as tmp:
+        shutil.copy2(shared_bench / "score.py", tmp)
+        shutil.copytree(cases, Path(tmp) / "cases")
+        yield Path(tmp) / "score.py"
+
+
+def oracle_reduction(cases: Path, results: list[dict]) -> float:
+    """The aggregate reduction of keeping exactly the must-keep lines, one per line."""
+    original = sum(r["original_chars"] for r in results)
+    kept = 0
+    for r in results:
+        must = [line for line in (cases / r["case"] / "must_keep.txt").read_text(encoding="utf-8").split("\n")
+                if line.strip()]
+        kept += min(sum(len(line) + 1 for line in must), r["original_chars"])
+    return 100 * (1 - kept / original)
 
 
 def score(scorer: Path, command: str) -> dict:
@@ -64,13 +102,79 @@ def by_family(cases: Path, results: list[dict]) -> str:
     return "\n".join(out)
 
 
-def table(rows: list[tuple[str, dict]]) -> str:
-    out = ["| pruner | cases | aggregate reduction | mean per-case reduction | mean recall | cases with recall < 1 |",
-           "|---|---:|---:|---:|---:|---:|"]
+def table(rows: list[tuple[str, dict]], oracle: float) -> str:
+    out = ["| pruner | cases | aggregate reduction | oracle | distance to oracle | mean per-case reduction | mean recall "
+           "| cases with recall < 1 |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, s in rows:
-        out.append(f"| `{name}` | {s['cases']} | {s['aggregate_reduction_pct']:.2f}% | {s['mean_reduction_pct']:.2f}% "
+        out.append(f"| `{name}` | {s['cases']} | {s['aggregate_reduction_pct']:.2f}% | {oracle:.2f}% "
+                   f"| {oracle - s['aggregate_reduction_pct']:.2f} | {s['mean_reduction_pct']:.2f}% "
                    f"| {s['mean_recall']:.4f} | {s['cases_recall_below_1']} |")
     return "\n".join(out)
+
+
+def corpus_report(title: str, shared_bench: Path, cases: Path) -> str:
+    """One corpus: the pruners' table with the oracle, then ours per family."""
+    with scorer_for(shared_bench, cases) as scorer:
+        ours = score(scorer, our_command())
+        rows = [("ours", ours["summary"])]
+        for name in BASELINES:
+            baseline = f"{shlex.quote(sys.executable)} {shlex.quote(str(shared_bench / 'baselines' / name))}.py"
+            rows.append((name, score(scorer, baseline)["summary"]))
+    oracle = oracle_reduction(cases, ours["results"])
+    every = sorted(p.parent for p in cases.glob("*/output.txt"))
+    return (f"### {title}\n\n{table(rows, oracle)}\n\n{by_family(cases, ours['results'])}\n\n"
+            f"Each family on the cases it handles, and the same cases without it:\n\n{ablation(every)}")
+
+
+def _prune_case(case: Path) -> str:
+    return prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text(encoding="utf-8").strip(),
+                 exit_code=int((case / "exit_code.txt").read_text())).text
+
+
+def _recall(case: Path, pruned: str) -> bool:
+    """score.py's test: every label a substring of the ANSI-stripped result."""
+    hay = ANSI_RE.sub("", pruned)
+    labels = [line for line in (case / "must_keep.txt").read_text(encoding="utf-8").split("\n") if line.strip()]
+    return all(line in hay for line in labels)
+
+
+def ablation(cases: list[Path]) -> str:
+    """What each family earns: the cases it handles, pruned with it and without it (the next best
+    family, or the generic rules, takes over). In-process, recall tested as score.py tests it."""
+    handled: dict[str, list[Path]] = {}
+    for case in cases:
+        family = prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text().strip(),
+                       exit_code=int((case / "exit_code.txt").read_text())).family
+        handled.setdefault(family, []).append(case)
+    out = ["| family | cases | reduction with it | without it | cases with recall < 1 with it | without it |",
+           "|---|---:|---:|---:|---:|---:|"]
+    everyone = registry.FAMILIES
+    for family in everyone:
+        mine = handled.get(family.name, [])
+        if not mine:
+            continue
+        original = sum(len((c / "output.txt").read_bytes().decode("utf-8", errors="replace")) for c in mine)
+        figures = []
+        for families in (everyone, tuple(f for f in everyone if f is not family)):
+            registry.FAMILIES = families
+            try:
+                results = [(c, _prune_case(c)) for c in mine]
+            finally:
+                registry.FAMILIES = everyone
+            pruned = sum(len(text) for _, text in results)
+            figures.append((100 * (1 - pruned / original), sum(not _recall(c, text) for c, text in results)))
+        (with_it, lost_with), (without, lost_without) = figures
+        out.append(f"| {family.name} | {len(mine)} | {with_it:.2f}% | {without:.2f}% | {lost_with} | {lost_without} |")
+    return "\n".join(out)
+
+
+def write_docs(text: str) -> None:
+    """Replace the block between the markers in docs/pruning.md with `text`."""
+    doc = DOCS.read_text(encoding="utf-8")
+    if BEGIN not in doc or END not in doc:
+        sys.exit(f"{DOCS} has no {BEGIN} ... {END} block")
+    head, rest = doc.split(BEGIN, 1)
+    DOCS.write_text(f"{head}{BEGIN}\n{text}\n{END}{rest.split(END, 1)[1]}", encoding="utf-8")
 
 
 def corpus_log(cases: Path, size: int) -> str:
@@ -120,20 +224,18 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", help="the shared folder (default: ../shared, or $DEEPSEEK_AGENT_SHARED)")
     ap.add_argument("--mb", type=float, default=10.0, help="size of the throughput log in MB (default 10)")
-    ap.add_argument("--no-throughput", action="store_true", help="only the corpus table")
+    ap.add_argument("--no-throughput", action="store_true", help="only the corpus tables")
+    ap.add_argument("--write-docs", action="store_true", help="also write the corpus tables into docs/pruning.md")
     args = ap.parse_args(argv)
     bench = shared_dir(args.shared) / "bench" / "pruning"
-    scorer = bench / "score.py"
-    if not scorer.exists():
-        sys.exit(f"no scorer at {scorer}; pass --shared DIR")
-    ours = score(scorer, our_command())
-    rows = [("ours", ours["summary"])]
-    for name in BASELINES:
-        baseline = f"{shlex.quote(sys.executable)} {shlex.quote(str(bench / 'baselines' / name))}.py"
-        rows.append((name, score(scorer, baseline)["summary"]))
-    print(table(rows))
-    print()
-    print(by_family(bench / "cases", ours["results"]))
+    if not (bench / "score.py").exists():
+        sys.exit(f"no scorer at {bench / 'score.py'}; pass --shared DIR")
+    reports = [corpus_report("Shared corpus (shared/bench/pruning/cases)", bench, bench / "cases"),
+               corpus_report("Our corpus (tests/corpus/prune/cases)", bench, OUR_CASES)]
+    text = "\n\n".join(reports)
+    print(text)
+    if args.write_docs:
+        write_docs(text)
     if not args.no_throughput:
         print()
         print(throughput(bench / "cases", args.mb))

@@ -101,7 +101,7 @@ def main() -> None:
             "DEEPSEEK_BASE_URL": server.url, "DEEPSEEK_API_KEY": "sk-soak-key-0000", "AGENT_RETRY_BASE_DELAY": "0.001",
             "AGENT_MAX_RETRIES": "8", "AGENT_SESSIONS_DIR": str(tmp / "sessions")}, env_file=tmp / "none")
         journal = Journal.create(tmp / "sessions", tmp / "ws", settings.model)
-        agent = Agent(settings, lambda e, d: None, tmp / "ws", approve=lambda w, y: None, journal=journal)
+        agent = Agent(settings, lambda event: None, tmp / "ws", "yes", journal=journal)
         outcomes: dict[str, int] = {}
         for turn in range(1, args.turns + 1):
             outcome = agent.run(f"turn {turn}: 继续")

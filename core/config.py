@@ -24,6 +24,7 @@ from urllib.parse import urlparse
 from core.prices import parse_prices
 
 API_KEY = "DEEPSEEK_API_KEY"
+SANDBOX_CHOICES = ("auto", "landlock", "bwrap", "off")
 
 
 class ConfigError(Exception):
@@ -128,6 +129,11 @@ class Settings:
     prices: str = ""
     env_keep: str = ""  # AGENT_ENV_KEEP / AGENT_ENV_DROP: see core.secrets.EnvPolicy
     env_drop: str = ""
+    mode: str = ""  # AGENT_MODE: auto, ask or yes (core.modes); empty: auto where a sandbox works, else ask
+    sandbox: str = "auto"  # AGENT_SANDBOX: auto, landlock, bwrap or off (see core.sandbox)
+    network: str = "on"  # AGENT_NETWORK=off: confined commands may not open TCP connections
+    sandbox_writable: str = ""  # AGENT_SANDBOX_WRITABLE: more folders commands may write (os.pathsep-separated)
+    mcp_config: str = ""  # DEEPSEEK_MCP_CONFIG: one more mcp.json to read (see core.mcp.config)
     env_file: Path = field(default_factory=default_env_file)
     # Where each setting the user gave came from (attribute -> "the environment variable X", a file,
     # "the command line"); settings left at their default or derived are absent. Errors cite it.
@@ -181,6 +187,11 @@ ENV_NAMES: dict[str, str] = {
     "prices": "AGENT_PRICES",
     "env_keep": "AGENT_ENV_KEEP",
     "env_drop": "AGENT_ENV_DROP",
+    "mode": "AGENT_MODE",
+    "sandbox": "AGENT_SANDBOX",
+    "network": "AGENT_NETWORK",
+    "sandbox_writable": "AGENT_SANDBOX_WRITABLE",
+    "mcp_config": "DEEPSEEK_MCP_CONFIG",
 }
 
 
@@ -306,6 +317,12 @@ def _validate(s: Settings) -> None:
     if not 0 < s.context_target < s.context_trigger <= 1:
         raise ConfigError(f"{named('context_target')} and {named('context_trigger')} must satisfy "
                           "0 < target < trigger <= 1.")
+    if s.mode not in ("", "auto", "ask", "yes"):
+        raise ConfigError(f"{named('mode')} must be auto, ask or yes.")
+    if s.sandbox not in SANDBOX_CHOICES:
+        raise ConfigError(f"{named('sandbox')} must be one of {', '.join(SANDBOX_CHOICES)}.")
+    if s.network not in ("on", "off"):
+        raise ConfigError(f"{named('network')} must be on or off.")
     try:
         parse_prices(s.prices)
     except ValueError as exc:

@@ -1,98 +1,445 @@
-"""The emit contract: the one seam between the UI-free core and every front end.
+"""The one seam between the UI-free core and every front end: events out, ops in.
 
-The core never prints. Everything a user should see is handed to one callback,
-`emit(event, data)`, and each front end (plain, one-shot JSON, the TUI) renders it its own way.
-Payloads are plain JSON-serialisable dicts so that `--one --json` can write them as they are.
+The core never prints. Everything a person should see is an `Event`, a frozen dataclass handed to
+one callback (`Emit`); front ends dispatch on its type with `match`. Everything a front end asks of
+the core is an `Op` sent to the `Runtime` (`core.runtime.runtime`): submit a prompt, run a slash
+command, answer an approval, interrupt, shut down. `to_wire` is the `--one --json` form of an event,
+`{"type": …, "v": PROTOCOL_VERSION, …fields}`; `docs/events.schema.json` is generated from these
+classes (`python3 -m ui.jsonl --schema`) and a test keeps it current.
 
-Threads. Every event is emitted on the thread that runs `Agent.run` / a slash command (the
-"agent thread"), except `tool_output`, which comes from the reader thread of a running command
-while the agent thread waits for it. A front end with its own UI loop must therefore only queue
-events in `emit` and draw them on its own thread; it must never block in `emit`, except to answer
-an `approval` synchronously (the plain REPL does that). Cancelling (`Cancel.cancel()`) is safe from
-any thread.
+Threads. Every event is emitted on the runtime's worker thread (the one running the agent or a
+slash command), except `ToolOutput`, which comes from the reader thread of a running command. A
+front end with its own UI loop must therefore only queue events in its callback and draw them on
+its own thread, and must never block there.
 
 Statuses use one vocabulary everywhere: "ok", "error", "refused", "incomplete", "aborted",
 "step_limit" (see `STATUSES`).
-
-Events and their payloads:
-
-    session         {"id", "model", "workspace", "window", "budget_tokens", "max_steps", "resumed": bool,
-                     "session_cost_usd": float | None, "history": [entry, ...]}
-                    a session was opened or switched to (/resume, /clear); `history` is what to draw,
-                    oldest first, each entry one of
-                      {"kind": "user" | "assistant" | "reasoning" | "summary", "text"}
-                      {"kind": "tool", "call_id", "name", "arguments", "result", "status"}
-    turn_started    {"step": n, "max_steps": m, "estimated_tokens", "budget_tokens", "window", "model"}
-                    one model request is about to be made (step n of the task's at most m)
-    request_sent    {"attempt": n, "max_attempts": m}   the HTTP request went out
-    first_byte      {"latency": s}                      the first bytes of the response arrived
-    reasoning       {"delta": str, "summary": bool, "item_id": str}
-                                                         chain-of-thought text as it streams
-    reasoning_done  {"text": str, "item_id": str}        one reasoning item is complete
-    text            {"delta": str, "item_id": str}       answer text as it streams
-    text_done       {"text": str, "item_id": str}        one message item is complete
-    tool_start      {"call_id", "name", "arguments"}     a tool is about to run (arguments: dict or raw str)
-    tool_output     {"call_id", "text"}                  live output of a running shell command (progress
-                                                         only; from the command's reader thread)
-    approval        {"id", "call_id", "tool", "action", "command" | None, "path" | None, "cwd", "reason",
-                     "decisions": [{"id", "key", "alias", "label"}, ...]}
-                    a tool waits for a person; answer with `Agent.approvals.answer(id, decision, reason)`
-                    from any thread (decision ids: "once", "session", "deny", "deny_reason")
-    approval_done   {"id", "call_id", "decision", "reason", "by": "user" | "front_end" | "session" | "interrupt"}
-                    how it was decided: answered through `answer()`, by the front end's synchronous
-                    `Approve` (a prompt, --yes, or "nobody can approve" without a terminal), by an
-                    "always, for this session" given earlier (then no `approval` precedes it), or
-                    refused because the turn was interrupted
-    tool            {"call_id", "name", "arguments", "result", "model_result", "status", "duration"}
-                    it finished; `result` is what the tool produced, `model_result` what the model
-                    received (capped to the context budget, redacted); status "ok", "error" or "refused"
-    compaction_started {"items": n}                     older turns are being summarised
-    compaction_done {"status": "ok" | "error" | "aborted", "input_tokens", "cached_tokens",
-                     "output_tokens", "reasoning_tokens", "message"}
-    usage           {"input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens",
-                     "context_tokens", "budget_tokens", "cost_usd", "session_cost_usd"}
-    notice          {"message": str, "kind": str}        kind: "retry", "info", "warning", "context";
-                    a retry also carries "delay": s, "attempt": n (the next one), "max_attempts": m
-                    and "error_kind"
-    error           {"message": str, "kind": str}        the turn cannot go on (kind names the cause)
-    aborted         {"reason": str}                      the user interrupted the turn
-    done            {"status": str, "text": str, "steps": int}
-                                                         the task ended; status is "ok", "error",
-                                                         "step_limit" or "aborted"
 """
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union
 
-Emit = Callable[[str, dict[str, Any]], None]
-
-SESSION = "session"
-TURN_STARTED = "turn_started"
-REQUEST_SENT = "request_sent"
-FIRST_BYTE = "first_byte"
-REASONING = "reasoning"
-REASONING_DONE = "reasoning_done"
-TEXT = "text"
-TEXT_DONE = "text_done"
-TOOL_START = "tool_start"
-TOOL = "tool"
-TOOL_OUTPUT = "tool_output"
-APPROVAL = "approval"
-APPROVAL_DONE = "approval_done"
-COMPACTION_STARTED = "compaction_started"
-COMPACTION_DONE = "compaction_done"
-USAGE = "usage"
-NOTICE = "notice"
-ERROR = "error"
-ABORTED = "aborted"
-DONE = "done"
+PROTOCOL_VERSION = 1
 
 OK, ERROR_STATUS, REFUSED, INCOMPLETE, ABORTED_STATUS, STEP_LIMIT = (
     "ok", "error", "refused", "incomplete", "aborted", "step_limit")
 STATUSES = (OK, ERROR_STATUS, REFUSED, INCOMPLETE, ABORTED_STATUS, STEP_LIMIT)
 
 
-def discard(event: str, data: dict[str, Any]) -> None:
+# -- events: the core to a front end ------------------------------------------------------------
+@dataclass(frozen=True)
+class SessionOpened:
+    """A session was opened or switched to (/resume, /clear). `history` is what to draw, oldest first:
+    {"kind": "user" | "assistant" | "reasoning" | "summary", "text"} or
+    {"kind": "tool", "call_id", "name", "arguments", "result", "status"}."""
+
+    type: ClassVar[str] = "session"
+    id: str
+    model: str
+    workspace: str
+    window: int
+    budget_tokens: int
+    max_steps: int
+    resumed: bool = False
+    session_cost_usd: float | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    folder: str = ""  # the session's folder (journal, outputs, logs)
+    mode: str = ""  # the approval mode: "auto", "ask" or "yes"
+    sandbox: str = ""  # what confines commands, in a few words ("none" when nothing does)
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    """One model request is about to be made (step `step` of the task's at most `max_steps`)."""
+
+    type: ClassVar[str] = "turn_started"
+    step: int
+    max_steps: int
+    estimated_tokens: int
+    budget_tokens: int
+    window: int
+    model: str
+
+
+@dataclass(frozen=True)
+class RequestSent:
+    """The HTTP request went out."""
+
+    type: ClassVar[str] = "request_sent"
+    attempt: int
+    max_attempts: int
+
+
+@dataclass(frozen=True)
+class FirstByte:
+    """The first bytes of the response arrived, `latency` seconds after the request."""
+
+    type: ClassVar[str] = "first_byte"
+    latency: float
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    """Chain-of-thought text as it streams."""
+
+    type: ClassVar[str] = "reasoning"
+    delta: str
+    item_id: str
+    summary: bool = False
+
+
+@dataclass(frozen=True)
+class ReasoningDone:
+    """One reasoning item is complete."""
+
+    type: ClassVar[str] = "reasoning_done"
+    text: str
+    item_id: str
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """Answer text as it streams."""
+
+    type: ClassVar[str] = "text"
+    delta: str
+    item_id: str
+
+
+@dataclass(frozen=True)
+class TextDone:
+    """One message item is complete."""
+
+    type: ClassVar[str] = "text_done"
+    text: str
+    item_id: str
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    """A tool is about to run; `arguments` is the parsed dict, or the raw text when it was not JSON."""
+
+    type: ClassVar[str] = "tool_start"
+    call_id: str
+    name: str
+    arguments: Any
+    server: str = ""  # the MCP server whose tool it is (its configured name); empty for the built-in tools
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """Live output of a running command (progress only; from the command's reader thread)."""
+
+    type: ClassVar[str] = "tool_output"
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    """A tool finished: `result` is what it produced, `model_result` what the model received (capped
+    to the context budget, redacted); `status` is "ok", "error" or "refused"."""
+
+    type: ClassVar[str] = "tool"
+    call_id: str
+    name: str
+    arguments: Any
+    result: str
+    status: str
+    duration: float
+    model_result: str = ""
+    server: str = ""  # as in ToolStarted
+
+
+@dataclass(frozen=True)
+class ApprovalRequested:
+    """Something waits for a person; answer with the `Answer` op (decision ids: "once", "session",
+    "deny", "deny_reason"). `kind` says what is asked: "command" (a risky command or write), "tool"
+    (a tool whose server does not say it is read-only), or "unconfined" (run a command the sandbox
+    blocked outside it)."""
+
+    type: ClassVar[str] = "approval"
+    id: str
+    call_id: str
+    tool: str
+    action: str
+    reason: str
+    cwd: str
+    decisions: list[dict[str, str]]
+    command: str | None = None
+    path: str | None = None
+    kind: str = "command"
+    rule: str | None = None  # what "always, in this workspace" (decision 5) would allow: `pytest`, `npm run`
+
+
+@dataclass(frozen=True)
+class ApprovalResolved:
+    """How a question was decided, `by` "user" (an `Answer`), "policy" (--yes, or nobody can be
+    asked), "session" (an "always" given earlier; no `ApprovalRequested` precedes it), or
+    "interrupt" (the turn was interrupted)."""
+
+    type: ClassVar[str] = "approval_done"
+    id: str
+    call_id: str
+    decision: str
+    reason: str
+    by: str
+
+
+@dataclass(frozen=True)
+class CompactionStarted:
+    """Older turns are being summarised."""
+
+    type: ClassVar[str] = "compaction_started"
+    items: int
+
+
+@dataclass(frozen=True)
+class CompactionDone:
+    type: ClassVar[str] = "compaction_done"
+    status: str  # "ok", "error" or "aborted"
+    message: str = ""
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class UsageReported:
+    """What the last response cost, and the session so far."""
+
+    type: ClassVar[str] = "usage"
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+    reasoning_tokens: int
+    context_tokens: int
+    budget_tokens: int
+    cost_usd: float | None = None
+    session_cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something worth a line: `kind` "retry", "info", "warning" or "context". A retry also says
+    when and how often (`delay`, `attempt`, `max_attempts`, `error_kind`)."""
+
+    type: ClassVar[str] = "notice"
+    message: str
+    kind: str = "info"
+    delay: float | None = None
+    attempt: int | None = None
+    max_attempts: int | None = None
+    error_kind: str | None = None
+
+
+@dataclass(frozen=True)
+class Error:
+    """The turn cannot go on; `kind` names the cause."""
+
+    type: ClassVar[str] = "error"
+    message: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Aborted:
+    """The user interrupted the turn."""
+
+    type: ClassVar[str] = "aborted"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """The task ended: "ok", "error", "step_limit" or "aborted"."""
+
+    type: ClassVar[str] = "done"
+    status: str
+    text: str
+    steps: int
+
+
+@dataclass(frozen=True)
+class CheckpointMade:
+    """A turn's changes to these files were recorded; /undo can put them back."""
+
+    type: ClassVar[str] = "checkpoint"
+    turn: int
+    source: str
+    paths: list[str]
+    not_restorable: list[str]
+
+
+@dataclass(frozen=True)
+class Undone:
+    """/undo put these turns' files back; `not_restored` lists {"path", "why"}."""
+
+    type: ClassVar[str] = "undo"
+    turns: list[int]
+    restored: list[str]
+    not_restored: list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class JobStarted:
+    """The runtime began a job: `kind` "task" (a prompt) or "command" (a slash command)."""
+
+    type: ClassVar[str] = "job_started"
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """A slash command's answer: `text` for a line front end, `data` for one that draws (/context).
+    `exit` asks the front end to quit."""
+
+    type: ClassVar[str] = "command_result"
+    command: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    exit: bool = False
+
+
+@dataclass(frozen=True)
+class JobEnded:
+    """The runtime finished a job and takes the next one."""
+
+    type: ClassVar[str] = "job_ended"
+    kind: str
+
+
+@dataclass(frozen=True)
+class InternalError:
+    """A bug: the job failed with an exception the core did not expect. The runtime goes on."""
+
+    type: ClassVar[str] = "internal_error"
+    message: str
+    trace: str
+
+
+Event = Union[  # noqa: UP007 - the union is read at run time (schema, from_wire)
+    SessionOpened, TurnStarted, RequestSent, FirstByte, ReasoningDelta, ReasoningDone, TextDelta, TextDone,
+    ToolStarted, ToolOutput, ToolFinished, ApprovalRequested, ApprovalResolved, CompactionStarted,
+    CompactionDone, UsageReported, Notice, Error, Aborted, Done, CheckpointMade, Undone, JobStarted,
+    CommandResult, JobEnded, InternalError,
+]
+EVENT_TYPES: dict[str, type] = {cls.type: cls for cls in typing.get_args(Event)}
+Emit = Callable[[Event], None]
+
+
+def discard(event: Event) -> None:
     """An emitter that shows nothing (for compaction requests and tests)."""
+
+
+def fields_of(event: Event) -> dict[str, Any]:
+    """The event's fields as a dict (shallow: lists and dicts are the event's own)."""
+    return {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
+
+
+def to_wire(event: Event) -> dict[str, Any]:
+    """The published `--json` form: type and protocol version first, then the fields."""
+    return {"type": event.type, "v": PROTOCOL_VERSION, **fields_of(event)}
+
+
+def from_wire(data: dict[str, Any]) -> Event:
+    """The event a wire dict describes; ValueError for an unknown type or wrong fields."""
+    cls = EVENT_TYPES.get(str(data.get("type")))
+    if cls is None:
+        raise ValueError(f"unknown event type {data.get('type')!r}")
+    try:
+        return cls(**{k: v for k, v in data.items() if k not in ("type", "v")})
+    except TypeError as exc:
+        raise ValueError(f"{cls.type}: {exc}") from None
+
+
+# -- ops: a front end to the core ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Submit:
+    """Run a task (a prompt) in the current session."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class RunCommand:
+    """Run a slash command line (`/resume ID`, `/model NAME`, …)."""
+
+    line: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Answer the approval with this id."""
+
+    approval_id: str
+    decision: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Interrupt:
+    """Stop the running job (the stream is closed, commands' process trees are ended)."""
+
+    reason: str = "interrupted by the user"
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    """Finish: no more jobs are taken, the session is closed."""
+
+
+Op = Union[Submit, RunCommand, Answer, Interrupt, Shutdown]  # noqa: UP007
+
+
+# -- the JSON Schema of the wire form ------------------------------------------------------------
+def _json_type(hint: Any) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = [_json_type(arg) for arg in typing.get_args(hint)]
+        return {"anyOf": options}
+    if hint is type(None):
+        return {"type": "null"}
+    if hint is bool:
+        return {"type": "boolean"}
+    if hint is int:
+        return {"type": "integer"}
+    if hint is float:
+        return {"type": "number"}
+    if hint is str:
+        return {"type": "string"}
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return {"type": "array", "items": _json_type(item)}
+    if origin is dict or hint is dict:
+        return {"type": "object"}
+    return {}  # Any
+
+
+def schema() -> dict[str, Any]:
+    """JSON Schema (draft 2020-12) for one line of `--one --json`: exactly one known event kind."""
+    variants = []
+    for cls in typing.get_args(Event):
+        hints = typing.get_type_hints(cls)
+        props: dict[str, Any] = {"type": {"const": cls.type}, "v": {"const": PROTOCOL_VERSION}}
+        required = ["type", "v"]
+        for f in dataclasses.fields(cls):
+            props[f.name] = _json_type(hints[f.name])
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                required.append(f.name)
+        variants.append({"title": cls.__name__, "description": (cls.__doc__ or "").split("\n")[0],
+                         "type": "object", "properties": props, "required": required,
+                         "additionalProperties": False})
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "deepseek-agent/events.schema.json",
+            "title": f"deepseek-agent --json event stream, protocol version {PROTOCOL_VERSION}",
+            "oneOf": variants}
+

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import fnmatch
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,9 +31,9 @@ _SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = tuple(
 # A variable is not passed to commands (in the spirit of Codex's shell_environment_policy) when its
 # name contains one of these parts ...
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASS", "PWD", "AUTH", "CREDENTIAL", "PRIVATE", "DSN", "JWT",
-                     "CONNECTION_STRING", "CONNSTR", "WEBHOOK", "BEARER")
+                     "CONNECTION_STRING", "CONNSTR", "HOOK", "BEARER")
 # ... or one of these words between underscores (as parts they would catch PATH and COOKIECUTTER_*) ...
-SECRET_NAME_WORDS = frozenset({"PAT", "COOKIE", "COOKIES", "CREDS"})
+SECRET_NAME_WORDS = frozenset({"PAT", "COOKIE", "COOKIES", "CREDS", "SK", "PW"})
 # ... or it is git's configuration from the environment, which can carry a credential helper or an
 # Authorization header. It goes as a whole: git fails on a GIT_CONFIG_COUNT whose keys are missing.
 SECRET_NAMES = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*")
@@ -98,21 +100,72 @@ def scrub_env(environ: Mapping[str, str], policy: EnvPolicy | None = None) -> di
     return (policy or EnvPolicy()).apply(environ)
 
 
+# Characters a secret may be spread out with (`s k - 1 2`, one per line, base64 wrapped at 76):
+# ASCII punctuation and spaces, and the invisible or wide spaces a terminal shows as nothing.
+_SPREAD = "".join(chr(c) for c in range(128) if not chr(c).isalnum()) + "\u00a0\u200b\u200c\u200d\u3000\ufeff"
+_SQUEEZE = str.maketrans("", "", _SPREAD)
+_GAP = "[" + re.escape(_SPREAD) + "]{0,16}"
+_MIN_DERIVED = 10  # a shorter secret's encodings are too short to tell from ordinary text
+
+
+def squeeze(text: str) -> str:
+    """`text` without the characters a secret may be spread out with."""
+    return text.translate(_SQUEEZE)
+
+
+def spellings(secret: str) -> list[str]:
+    """The forms a child can print a secret in without naming it, squeezed (`squeeze`): as is,
+    reversed, hex (either case), and base64 at each of its three alignments in a longer text
+    (standard and URL-safe squeeze alike: `+/-_` are spread characters)."""
+    forms = [secret]
+    if len(secret) >= _MIN_DERIVED:
+        raw = secret.encode("utf-8")
+        forms += [secret[::-1], raw.hex(), raw.hex().upper()]
+        for shift in range(3):  # the secret starts 0, 1 or 2 bytes into a group of three
+            encoded = base64.b64encode(b"\0" * shift + raw).decode().rstrip("=")
+            first = -(-8 * shift // 6)  # the first character that holds no byte before the secret
+            last = 8 * (shift + len(raw)) // 6  # the characters after it hold bits of what follows
+            forms.append(encoded[first:last])
+    return list(dict.fromkeys(form for form in map(squeeze, forms) if len(form) >= 6))
+
+
 class Redactor:
-    """Replaces known secret values, and text shaped like a credential (`Bearer …`, `sk-…`, AWS and
-    GitHub tokens, private key blocks, URL passwords), in any text before it is shown or saved."""
+    """Replaces known secret values, in any spelling `spellings` lists, and text shaped like a
+    credential (`Bearer …`, `sk-…`, AWS and GitHub tokens, private key blocks, URL passwords), in any
+    text before it is shown or saved. Besides the secrets it is given, it knows the values the agent
+    moved out of its own environment (`remember_hidden`)."""
 
     def __init__(self, *secrets: str | None) -> None:
-        self.secrets = sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
+        given = {s for s in (*secrets, *_hidden_values) if s and len(s) >= 6}
+        self.secrets = sorted(given, key=len, reverse=True)
+        self.forms = sorted({form for secret in self.secrets for form in spellings(secret)}, key=len, reverse=True)
+        self._pattern = re.compile("|".join(_GAP.join(map(re.escape, form)) for form in self.forms)) if self.forms else None
 
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
+        if self._pattern is not None:
+            squeezed = squeeze(text)
+            if any(form in squeezed for form in self.forms):
+                text = self._pattern.sub(REDACTED, text)
         for literals, pattern, keep in _SHAPES:
             if any(literal in text for literal in literals):
                 text = pattern.sub(keep + REDACTED, text)
         return text
+
+    def open_tail(self, text: str) -> int:
+        """Length of the longest end of `text` that could still grow into a spelling of a secret."""
+        window = text[-(max(map(len, self.forms), default=0) * 17):]
+        positions = [i for i, char in enumerate(window) if char not in _SPREAD]
+        squeezed = "".join(window[i] for i in positions)
+        longest = 0
+        for form in self.forms:
+            for size in range(min(len(form) - 1, len(squeezed)), longest, -1):
+                if squeezed.endswith(form[:size]):
+                    longest = size
+                    break
+        return len(window) - positions[-longest] if longest else 0
 
     def deep(self, value: object) -> object:
         """Redact every string inside a JSON-like value."""
@@ -123,6 +176,17 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self.deep(v) for v in value]
         return value
+
+
+_hidden_values: set[str] = set()
+
+
+def remember_hidden(values: Iterable[str]) -> None:
+    """Secrets the agent took out of its environment (`core.secret_env`): every redactor made from
+    now on redacts those that could be a credential, not a path, a number or a short flag (a
+    secret-named variable often holds one: GIT_ASKPASS, PGPASSFILE, an AUTH_TIMEOUT)."""
+    _hidden_values.update(v for v in values if len(v) >= 8 and not v.isdigit()
+                          and not re.match(r"(?:[A-Za-z]:)?[\\/~]", v))
 
 
 # Streamed events and the field that carries their text.
@@ -138,44 +202,37 @@ class RedactingEmit:
     released, redacted, with the next delta or before any other event.
     """
 
-    def __init__(self, emit: Callable[[str, dict[str, Any]], None], redact: Redactor) -> None:
+    def __init__(self, emit: Callable[[Any], None], redact: Redactor) -> None:
         self._emit = emit
         self._redact = redact
-        self._pending: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        self._pending: dict[tuple[str, str], tuple[Any, str]] = {}
 
-    def __call__(self, event: str, data: dict[str, Any]) -> None:
-        field = _STREAMS.get(event)
+    def __call__(self, event: Any) -> None:
+        """`event` is one of `core.protocol`'s frozen dataclasses."""
+        field = _STREAMS.get(event.type)
         if field is None or not self._redact.secrets:
             self.flush()
-            self._out(event, data)
+            self._out(event)
             return
-        key = (event, str(data.get("call_id", "")))
-        _, held = self._pending.pop(key, (data, ""))
+        key = (event.type, str(getattr(event, "call_id", "")))
+        _, held = self._pending.pop(key, (event, ""))
         self.flush()  # another stream's held text goes first: output keeps its order
-        text = self._redact(held + str(data.get(field, "")))
-        cut = len(text) - self._open_prefix(text)
+        text = self._redact(held + str(getattr(event, field)))
+        cut = len(text) - self._redact.open_tail(text)
         if cut < len(text):
-            self._pending[key] = (data, text[cut:])
+            self._pending[key] = (event, text[cut:])
         if cut:
-            self._out(event, {**data, field: text[:cut]})
+            self._out(dataclasses.replace(event, **{field: text[:cut]}))
 
     def flush(self) -> None:
         """Release whatever is held back (it cannot become a secret any more)."""
         pending, self._pending = self._pending, {}
-        for (event, _), (data, held) in pending.items():
-            self._out(event, {**data, _STREAMS[event]: held})
+        for (kind, _), (event, held) in pending.items():
+            self._out(dataclasses.replace(event, **{_STREAMS[kind]: held}))
 
-    def _out(self, event: str, data: dict[str, Any]) -> None:
+    def _out(self, event: Any) -> None:
         from core.sanitize import shown_deep  # sanitize imports the pruner's cleaning; keep this module light
 
-        self._emit(event, shown_deep(data, self._redact, output=event == "tool_output"))  # type: ignore[arg-type]
-
-    def _open_prefix(self, text: str) -> int:
-        """Length of the longest end of `text` that is the start of a secret."""
-        longest = 0
-        for secret in self._redact.secrets:
-            for size in range(min(len(secret) - 1, len(text)), longest, -1):
-                if text.endswith(secret[:size]):
-                    longest = size
-                    break
-        return longest
+        output = event.type == "tool_output"
+        self._emit(type(event)(**{f.name: shown_deep(getattr(event, f.name), self._redact, output=output)
+                                  for f in dataclasses.fields(event)}))

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from core.config import Settings, load_settings
+from core.protocol import Event, fields_of
 
 TEST_KEY = "sk-test-0123456789abcdef-SECRET"
 
@@ -38,13 +39,15 @@ def make_settings(url: str, tmp_path: Path | None = None, **env: str) -> Setting
 
 
 class Recorder:
-    """An emit callback that keeps every event."""
+    """An emit callback that keeps every event, as (its wire type, its fields)."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, dict[str, Any]]] = []
+        self.typed: list[Event] = []
 
-    def __call__(self, event: str, data: dict[str, Any]) -> None:
-        self.events.append((event, data))
+    def __call__(self, event: Event) -> None:
+        self.typed.append(event)
+        self.events.append((event.type, fields_of(event)))
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [data for event, data in self.events if event == kind]

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from core.modes import ASK
+from core.protocol import ApprovalRequested, Event
 from core.runtime.commands import run_command
-from core.runtime.open import open_session
+from core.runtime.open import Session, open_session
 from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_checkpoints_edges import needs_git
@@ -102,7 +104,7 @@ def test_json_reports_checkpoints_as_events(tmp_path: Path) -> None:
         done = run_agent(["--one", "change things", "--json"], server.url, tmp_path)
     assert done.returncode == 0, done.stderr.decode()
     events = [json.loads(line) for line in done.stdout.decode().splitlines()]
-    checkpoints = [e for e in events if e["event"] == "checkpoint"]
+    checkpoints = [e for e in events if e["type"] == "checkpoint"]
     assert [(e["source"], e["paths"]) for e in checkpoints] == [
         ("write_file", ["new.txt"]), ("edit_file", ["edit.txt"]), ("run_shell", ["third.bin"])]
     assert all(e["turn"] == 1 and e["not_restorable"] == [] for e in checkpoints)
@@ -111,14 +113,19 @@ def test_json_reports_checkpoints_as_events(tmp_path: Path) -> None:
 
 
 def _session(server_url: str, tmp_path: Path, ws: Path, recorder: Recorder, answers: list[bool]):
+    """A session whose questions are answered, in order, by `answers` (as a front end would)."""
     asked: list[str] = []
+    opened: list[Session] = []
 
-    def approve(what: str, why: str) -> str | None:
-        asked.append(what)
-        return None if answers.pop(0) else "the user said no"
+    def emit(event: Event) -> None:
+        recorder(event)
+        if isinstance(event, ApprovalRequested):
+            asked.append(event.action)
+            yes = answers.pop(0)
+            opened[0].agent.approvals.answer(event.id, "once" if yes else "deny", "" if yes else "the user said no")
 
-    settings = make_settings(server_url, tmp_path)
-    return open_session(settings, recorder, ws, approve), asked
+    opened.append(open_session(make_settings(server_url, tmp_path), emit, ws, ASK))
+    return opened[0], asked
 
 
 def test_a_file_changed_behind_the_agents_back_is_not_overwritten_without_a_yes(tmp_path: Path,

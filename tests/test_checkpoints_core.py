@@ -14,6 +14,7 @@ import pytest
 from core.checkpoints import Checkpoints, gitsnap
 from core.checkpoints.diff import unified
 from core.checkpoints.scan import compare, scan
+from core.protocol import discard, fields_of
 from tests.test_checkpoints_edges import CONVERTED, SETUPS, converting_repository, needs_git
 
 
@@ -32,7 +33,7 @@ def _checkpoints(tmp_path: Path, workspace: Path, name: str = "s") -> tuple[Chec
         with (folder / "journal.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
 
-    return Checkpoints(folder, workspace, write, lambda event, data: None), records
+    return Checkpoints(folder, workspace, write, discard), records
 
 
 def _sh(command: str, cwd: Path) -> None:
@@ -164,7 +165,7 @@ def test_credentials_and_the_key_never_reach_the_session_folder(tmp_path: Path) 
     folder = tmp_path / "sessions" / "k"
     folder.mkdir(parents=True)
     records: list[dict[str, Any]] = []
-    checkpoints = Checkpoints(folder, ws, records.append, lambda event, data: None, [key])
+    checkpoints = Checkpoints(folder, ws, records.append, discard, [key])
     checkpoints.begin_turn("tidy")
     with checkpoints.command("rm .env notes.txt"):
         _sh("rm .env notes.txt", ws)
@@ -233,7 +234,7 @@ def test_a_folder_too_big_to_scan_is_said_once_and_what_was_seen_is_recorded(
     events: list[tuple[str, dict[str, Any]]] = []
     folder = tmp_path / "sessions" / "big"
     folder.mkdir(parents=True)
-    checkpoints = Checkpoints(folder, ws, lambda record: None, lambda e, d: events.append((e, d)))
+    checkpoints = Checkpoints(folder, ws, lambda record: None, lambda event: events.append((event.type, fields_of(event))))
     checkpoints.begin_turn("x")
     for _ in range(2):
         with checkpoints.command("true"):

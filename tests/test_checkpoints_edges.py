@@ -132,7 +132,7 @@ def test_a_deleted_ignored_file_is_named_as_not_restorable(tmp_path: Path) -> No
         done = run_agent(["--one", "clean", "--json"], server.url, tmp_path)
     assert done.returncode == 0, done.stderr.decode()
     events = [json.loads(line) for line in done.stdout.decode().splitlines()]
-    (first, second) = [e for e in events if e["event"] == "checkpoint"]
+    (first, second) = [e for e in events if e["type"] == "checkpoint"]
     assert first["not_restorable"] == ["app.log"] and second["not_restorable"] == ["build/"]
     with ScriptedServer([Reply(text_events("unused"))]) as server:
         err = run_agent(["--resume", "--plain", "--yes"], server.url, tmp_path, stdin=b"/undo\n").stderr.decode()

@@ -26,7 +26,8 @@ def _env_file(tmp_path: Path, text: str) -> Path:
 
 
 SPECIAL_VALUES = {"base_url": "http://127.0.0.1:9", "context_window": "200000", "context_trigger": "0.9",
-                  "context_target": "0.3", "prices": "deepseek-v4-flash=1/2/3", "temperature": "0.5"}
+                  "context_target": "0.3", "prices": "deepseek-v4-flash=1/2/3", "temperature": "0.5",
+                  "sandbox": "off", "network": "off", "mode": "ask"}
 
 
 def test_every_key_in_env_example_takes_effect(tmp_path: Path) -> None:

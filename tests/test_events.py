@@ -7,10 +7,14 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from core import protocol as ev
-from core.agent.approvals import parse_decision
+from core.agent.approvals import NOBODY_TO_ASK, parse_decision
 from core.agent.loop import Agent
 from core.cancel import Cancel
+from core.modes import ASK, YES
+from core.protocol import fields_of
 from core.runtime.commands import run_command
 from core.runtime.open import open_session
 from core.session.journal import Journal
@@ -18,12 +22,13 @@ from tests.conftest import Recorder, make_settings
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
-def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder, approve=None, **env: str) -> Agent:
+def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder, mode: str = ASK, interactive: bool = True,
+           **env: str) -> Agent:
     workspace = tmp_path / "ws"
     workspace.mkdir(exist_ok=True)
     settings = make_settings(server.url, tmp_path, **env)
     journal = Journal.create(tmp_path / "sessions", workspace, settings.model)
-    return Agent(settings, recorder, workspace, approve=approve, journal=journal)
+    return Agent(settings, recorder, workspace, mode, interactive=interactive, journal=journal)
 
 
 def test_lifecycle_events_come_in_order_with_their_fields(tmp_path: Path, recorder: Recorder) -> None:
@@ -66,7 +71,7 @@ def test_approval_is_an_event_answered_from_another_thread(tmp_path: Path, recor
             while not recorder.of("approval") and time.monotonic() < deadline:
                 time.sleep(0.01)
             request = recorder.of("approval")[0]
-            assert agent.approvals.pending() == [request]
+            assert [fields_of(p) for p in agent.approvals.pending()] == [request]
             agent.approvals.answer(request["id"], "deny_reason", "use git clean instead")
 
         helper = threading.Thread(target=answer)
@@ -86,7 +91,7 @@ def test_always_for_this_session_is_not_asked_again(tmp_path: Path, recorder: Re
     (tmp_path / "ws").mkdir()
     again = [Reply(call_events([("run_shell", {"command": "git clean -fd"})])), Reply(text_events("ok"))]
     with ScriptedServer(again + again) as server:
-        agent = _agent(server, tmp_path, recorder, approve=None)
+        agent = _agent(server, tmp_path, recorder)
         threading.Thread(target=lambda: _answer_first(recorder, agent, "session")).start()
         agent.run("one")
         agent.run("the same again")  # allowed without an approval event
@@ -113,15 +118,18 @@ def test_cancel_unblocks_a_waiting_approval(tmp_path: Path, recorder: Recorder) 
     assert recorder.of("approval_done")[0]["by"] == "interrupt"
 
 
-def test_a_synchronous_front_end_still_answers(tmp_path: Path, recorder: Recorder) -> None:
+@pytest.mark.parametrize("mode, interactive, decision", [(ASK, False, "deny"), (YES, True, "once"), (YES, False, "once")])
+def test_the_mode_or_nobody_to_ask_answers_without_asking(tmp_path: Path, recorder: Recorder, mode: str,
+                                                         interactive: bool, decision: str) -> None:
     (tmp_path / "ws").mkdir()
     script = [Reply(call_events([("run_shell", {"command": "git reset --hard"})])), Reply(text_events("ok"))]
     with ScriptedServer(script) as server:
-        agent = _agent(server, tmp_path, recorder, approve=lambda what, why: "nobody is here")
+        agent = _agent(server, tmp_path, recorder, mode, interactive)
         agent.run("go")
-    assert recorder.of("approval_done")[0] == {**recorder.of("approval_done")[0], "decision": "deny",
-                                                "by": "front_end", "reason": "nobody is here"}
-    assert "nobody is here" in server.requests[1]["input"][-1]["output"]
+    assert not recorder.of("approval")
+    done = recorder.of("approval_done")[0]
+    assert (done["decision"], done["by"]) == (decision, "policy")
+    assert (NOBODY_TO_ASK in server.requests[1]["input"][-1]["output"]) == (decision == "deny")
 
 
 def test_decisions_parse_the_same_everywhere() -> None:

@@ -26,7 +26,7 @@ import pytest
 from tests.conftest import TEST_KEY
 from tests.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.test_terminal import Terminal, needs_tmux
-from tests.windows import CACHE, WINEPREFIX, wine_session
+from tests.windows import CACHE, PYTHON, WINEPREFIX, windows_path, wine_session
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSWER = "你好！我是 deepseek-agent 👋 ✓"
@@ -188,6 +188,23 @@ def test_interrupted_one_shot_exits_130(exe: Exe, tmp_path: Path, server: Script
     child.send_signal(signal.SIGINT)  # the bootloader passes it on to the frozen program
     _, err = child.communicate(timeout=60)
     assert child.returncode == 130, err.decode("utf-8", "replace")
+
+
+def test_an_mcp_stdio_server_answers_the_exe(exe: Exe, tmp_path: Path, server: ScriptedServer) -> None:
+    """The SDK inside the exe talks to a server run by a separate Python: under wine, the Windows
+    Python of ./build.sh --windows (it has the lock file's packages, the SDK included)."""
+    demo = ROOT / "tests" / "loopback" / "mcp" / "demo_server.py"
+    python, script = (PYTHON, windows_path(demo)) if exe.wine else (sys.executable, str(demo))
+    server.add(Reply(call_events([("dict__lookup", {"word": "猫"})])), Reply(text_events("好")))
+    app = exe.install(tmp_path / "app", DEEPSEEK_API_KEY=TEST_KEY, DEEPSEEK_BASE_URL=server.url)
+    config = {"mcpServers": {"dict": {"command": python, "args": [script], "startupTimeout": 120}}}
+    (app.path.parent / "mcp.json").write_text(json.dumps(config), encoding="utf-8")  # beside the .env
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    done = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin="查一下".encode())
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert "dict__lookup" in [tool["name"] for tool in server.requests[0]["tools"]]
+    assert server.requests[1]["input"][-1]["output"] == "词典：猫 的意思是「你好，世界」"
 
 
 def _archive(exe: Exe, *needles: str) -> dict:

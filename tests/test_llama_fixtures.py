@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from core.protocol import fields_of
 from core.provider.assembler import TurnAssembler, TurnResult
 from core.provider.errors import from_http
 from core.provider.sse import iter_events
@@ -23,7 +24,7 @@ def replay(name: str) -> tuple[TurnResult, list[dict], list[tuple[str, dict]]]:
     raw = (LLAMA / name).read_bytes()
     payloads = [json.loads(e.data) for e in iter_events([raw])]
     emitted: list[tuple[str, dict]] = []
-    assembler = TurnAssembler(lambda e, d: emitted.append((e, d)))
+    assembler = TurnAssembler(lambda event: emitted.append((event.type, fields_of(event))))
     for payload in payloads:
         if assembler.handle(payload):
             break

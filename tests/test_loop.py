@@ -23,7 +23,7 @@ def make_agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder, **env
     workspace.mkdir(exist_ok=True)
     settings = make_settings(server.url, tmp_path, **env)
     journal = Journal.create(tmp_path / "sessions", workspace, settings.model)
-    return Agent(settings, recorder, workspace, approve=lambda what, why: None, journal=journal)
+    return Agent(settings, recorder, workspace, "yes", journal=journal)
 
 
 def _big_history_script(n: int) -> list[Reply]:

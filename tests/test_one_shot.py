@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from core.protocol import Event, TextDelta, TextDone
 from core.tools.safety import destructive_reason
 from core.tools.shells import detect_shell
 from tests.conftest import TEST_KEY
@@ -127,11 +129,12 @@ def test_json_mode_writes_one_event_per_line(tmp_path: Path) -> None:
     with ScriptedServer([Reply(text_events("ok", reasoning="r"))]) as server:
         done = run_agent(["--one", "hi", "--json"], server.url, tmp_path)
     events = [json.loads(line) for line in done.stdout.decode().splitlines()]
-    kinds = [e["event"] for e in events]
-    assert kinds[:3] == ["turn_started", "request_sent", "first_byte"] and kinds[-1] == "done"
+    kinds = [e["type"] for e in events]
+    assert kinds[:5] == ["session", "job_started", "turn_started", "request_sent", "first_byte"]
+    assert kinds[-2:] == ["done", "job_ended"] and all(e["v"] == 1 for e in events)
     assert kinds.index("reasoning") < kinds.index("text") < kinds.index("text_done") < kinds.index("usage")
-    assert events[-1]["status"] == "ok" and events[-1]["text"] == "ok"
-    text = [e for e in events if e["event"] in ("text", "text_done")]
+    assert events[-2]["status"] == "ok" and events[-2]["text"] == "ok"
+    text = [e for e in events if e["type"] in ("text", "text_done")]
     assert len({e["item_id"] for e in text}) == 1 and text[0]["item_id"]
 
 
@@ -229,13 +232,14 @@ def test_a_key_split_across_streamed_deltas_is_still_redacted(tmp_path: Path) ->
 def test_redacting_emit_holds_back_only_what_could_become_a_secret() -> None:
     from core.secrets import RedactingEmit, Redactor
 
-    seen: list[tuple[str, dict]] = []
-    emit = RedactingEmit(lambda e, d: seen.append((e, d)), Redactor("sk-abcdef123"))
+    seen: list[Event] = []
+    emit = RedactingEmit(seen.append, Redactor("sk-abcdef123"))
     for piece in ("hello s", "k-abc", "def12", "3 bye"):
-        emit("text", {"delta": piece})
-    emit("text_done", {"text": "hello sk-abcdef123 bye"})
-    assert "".join(d["delta"] for e, d in seen if e == "text") == "hello [REDACTED] bye"
-    assert seen[0] == ("text", {"delta": "hello "}) and seen[-1] == ("text_done", {"text": "hello [REDACTED] bye"})
+        emit(TextDelta(delta=piece, item_id="m1"))
+    emit(TextDone(text="hello sk-abcdef123 bye", item_id="m1"))
+    assert "".join(e.delta for e in seen if isinstance(e, TextDelta)) == "hello [REDACTED] bye"
+    assert seen[0] == TextDelta(delta="hello ", item_id="m1")
+    assert seen[-1] == TextDone(text="hello [REDACTED] bye", item_id="m1")
 
 
 def _process_gone(pid: int, within: float) -> bool:
@@ -265,6 +269,6 @@ def test_a_background_job_with_redirected_output_ends_with_the_one_shot(tmp_path
     try:
         assert _process_gone(pid, within=10)
     finally:
-        if not _process_gone(pid, within=0):
+        with contextlib.suppress(ProcessLookupError):  # reaped already: the agent adopts its orphans
             os.kill(pid, signal.SIGKILL)
     assert "stopped when the session ends" in server.requests[1]["input"][-1]["output"]

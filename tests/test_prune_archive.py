@@ -110,8 +110,9 @@ def test_cap_names_a_range_and_keeps_the_current_archive(tmp_path: Path) -> None
         archive.write(archive.new_id(), b"z" * 1024 * 1024)
     big = archive.new_id()
     notice = archive.write(big, b"z" * 5 * 1024 * 1024)
-    assert notice == "dropped out-1..out-3 (3.0 MB) to stay under the 3.0 MB archive cap"
-    assert archive.ids() == [big]
+    assert notice == ("dropped out-1..out-3 (3.0 MB) to stay under the 3.0 MB archive cap; out-4 reached the "
+                      "3.0 MB archive cap; the rest of its output is not kept")
+    assert archive.ids() == [big] and archive.path(big).stat().st_size <= 3 * 1024 * 1024
 
 
 def test_huge_lines_are_read_in_bounded_pieces(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ def test_errors_of_a_long_build_reach_the_model_at_a_small_window(tmp_path: Path
         workspace = tmp_path / "ws"
         workspace.mkdir()
         journal = Journal.create(tmp_path / "sessions", workspace, settings.model)
-        agent = Agent(settings, Recorder(), workspace, approve=lambda what, why: None, journal=journal,
+        agent = Agent(settings, Recorder(), workspace, "yes", journal=journal,
                       archive=OutputArchive(tmp_path / "outputs"))
         agent.run("build it")
     output = next(i["output"] for i in server.requests[-1]["input"] if i.get("type") == "function_call_output")

@@ -91,7 +91,7 @@ def make_agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder) -> Ag
     workspace.mkdir(exist_ok=True)
     settings = make_settings(server.url, tmp_path)
     journal = Journal.create(tmp_path / "sessions", workspace, settings.model)
-    return Agent(settings, recorder, workspace, approve=lambda what, why: None, journal=journal,
+    return Agent(settings, recorder, workspace, "yes", journal=journal,
                  archive=OutputArchive(tmp_path / "outputs"))
 
 

@@ -54,10 +54,10 @@ def test_text_streaming_one_shot_against_smollm2(smollm2: local_model.ServerHand
     events = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
     assert done.returncode == 0, done.stderr.decode()
     final = events[-1]
-    assert final["event"] == "done" and final["status"] == "ok" and final["text"].strip()
-    streamed = "".join(e["delta"] for e in events if e["event"] == "text")
+    assert final["type"] == "done" and final["status"] == "ok" and final["text"].strip()
+    streamed = "".join(e["delta"] for e in events if e["type"] == "text")
     assert streamed == final["text"]
-    assert any(e["event"] == "usage" and e["input_tokens"] > 0 for e in events)
+    assert any(e["type"] == "usage" and e["input_tokens"] > 0 for e in events)
 
 
 def test_tool_round_trip_against_qwen(qwen: local_model.ServerHandle, tmp_path: Path) -> None:
@@ -70,13 +70,13 @@ def test_tool_round_trip_against_qwen(qwen: local_model.ServerHandle, tmp_path: 
     # An answer, the step limit, or "stuck" (these small models repeat the call however it is refused).
     assert done.returncode in (0, 1, 3), done.stderr.decode()
     if done.returncode == 1:
-        assert [e["kind"] for e in events if e["event"] == "error"] == ["stuck"]
-    tools = [e for e in events if e["event"] == "tool"]
+        assert [e["kind"] for e in events if e["type"] == "error"] == ["stuck"]
+    tools = [e for e in events if e["type"] == "tool"]
     assert tools and tools[0]["name"] == "run_shell" and tools[0]["status"] == "ok"
     assert "hello" in tools[0]["result"]
-    usages = [e for e in events if e["event"] == "usage"]
+    usages = [e for e in events if e["type"] == "usage"]
     assert len(usages) >= 2, "the request carrying the function_call_output was accepted and answered"
-    assert not [e for e in events if e["event"] == "error" and "HTTP" in e["message"]]
+    assert not [e for e in events if e["type"] == "error" and "HTTP" in e["message"]]
     if len(tools) > 1 and (tools[1]["name"], tools[1]["arguments"]) == (tools[0]["name"], tools[0]["arguments"]):
         # A repeat is judged by its result: the same output comes back as a pointer, not again in full.
         # `result` is what the tool produced (shown to the user); `model_result` is what the model got.

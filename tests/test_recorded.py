@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from core.protocol import discard
 from core.provider.assembler import TurnAssembler
 from core.provider.sse import iter_events
 from core.session.items import AssistantMessage, FunctionCall, Reasoning
@@ -59,7 +60,7 @@ def _facts(path: Path) -> dict[str, Any]:
     streams = _streams(path)
     results = []
     for events in streams:
-        assembler = TurnAssembler(lambda e, d: None)
+        assembler = TurnAssembler(discard)
         for payload in events:
             if assembler.handle(payload):
                 break
@@ -189,7 +190,7 @@ def test_recording_replays_to_the_recorded_values(path: Path) -> None:
 
 def _one(name: str) -> Any:
     events = _streams(RECORDED / name)[0]
-    assembler = TurnAssembler(lambda e, d: None)
+    assembler = TurnAssembler(discard)
     for payload in events:
         if assembler.handle(payload):
             break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.protocol import Notice, TextDelta, ToolStarted
 from core.sanitize import defuse, shown, shown_deep
 from core.secrets import RedactingEmit, Redactor
 from tests.conftest import TEST_KEY, Recorder
@@ -29,9 +30,9 @@ def test_secrets_are_redacted_by_value_and_by_shape() -> None:
 def test_every_field_of_every_event_is_sanitised_on_its_way_to_a_front_end() -> None:
     seen = Recorder()
     emit = RedactingEmit(seen, Redactor(TEST_KEY))
-    emit("tool_start", {"call_id": "c1", "name": "run_shell", "arguments": {"command": f"echo {TEST_KEY}\x1b[1A"}})
-    emit("text", {"delta": "answer\x1b]0;pwned\x07"})
-    emit("notice", {"kind": "info", "message": "\x1b[2Jcleared"})
+    emit(ToolStarted(call_id="c1", name="run_shell", arguments={"command": f"echo {TEST_KEY}\x1b[1A"}))
+    emit(TextDelta(delta="answer\x1b]0;pwned\x07", item_id="m1"))
+    emit(Notice(kind="info", message="\x1b[2Jcleared"))
     assert seen.of("tool_start")[0]["arguments"]["command"] == "echo [REDACTED]\\x1b[1A"
     assert seen.text() == "answer\\x1b]0;pwned\\x07"
     assert seen.of("notice")[0]["message"] == "\\x1b[2Jcleared"

@@ -109,7 +109,7 @@ def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder) -> Agent:
     (tmp_path / "ws").mkdir(exist_ok=True)
     settings = make_settings(server.url, tmp_path)
     journal = Journal.create(tmp_path / "sessions", tmp_path / "ws", settings.model)
-    return Agent(settings, recorder, tmp_path / "ws", approve=lambda w, y: None, journal=journal)
+    return Agent(settings, recorder, tmp_path / "ws", "yes", journal=journal)
 
 
 def test_cancel_during_a_stream_closes_it_fast_and_keeps_the_partial_text(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.cancel import Cancel
+from core.protocol import Event, fields_of
 from core.tools import shell
 from core.tools.base import ToolContext
 from core.tools.shell import kill_lingering, run_shell
@@ -28,8 +29,8 @@ class Timed:
     def __init__(self) -> None:
         self.events: list[tuple[float, str, dict, str]] = []
 
-    def __call__(self, event: str, data: dict) -> None:
-        self.events.append((time.monotonic(), event, data, threading.current_thread().name))
+    def __call__(self, event: Event) -> None:
+        self.events.append((time.monotonic(), event.type, fields_of(event), threading.current_thread().name))
 
     def live(self) -> list[tuple[float, str]]:
         return [(t, d["text"]) for t, e, d, _ in self.events if e == "tool_output"]

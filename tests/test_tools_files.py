@@ -9,6 +9,7 @@ import pytest
 
 from core.cancel import Cancel
 from core.credentials import is_credential_path
+from core.protocol import discard
 from core.tools.base import Tool, ToolContext, ToolError, params, parse_arguments
 from core.tools.files import edit_file, list_files, read_file, write_file
 from core.tools.safety import destructive_reason
@@ -26,7 +27,7 @@ def ws(tmp_path: Path) -> Path:
 
 def ctx(root: Path, approve: bool = False) -> ToolContext:
     return ToolContext(workspace=Workspace(root), settings=make_settings("http://127.0.0.1:1"),
-                       emit=lambda e, d: None, approve=lambda what, why: None if approve else "the user said no",
+                       emit=discard, approve=lambda what, why: None if approve else "the user said no",
                        cancel=Cancel())
 
 

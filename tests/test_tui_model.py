@@ -9,6 +9,7 @@ import threading
 
 from rich.markdown import Markdown
 
+from core import protocol as ev
 from ui.tui import markdown as md
 from ui.tui.blocks import GLYPHS, AnswerBlock, CommandBlock, ToolBlock, ToolState, use_ascii
 from ui.tui.inputbox import Pastes
@@ -77,11 +78,11 @@ def test_the_transcript_fetches_only_the_visible_lines() -> None:
 
 def test_the_pump_batches_a_burst_into_few_redraws() -> None:
     applied, wakes = [], []
-    pump = EventPump(lambda e, d: applied.append(d["n"]), lambda: wakes.append(1))
+    pump = EventPump(lambda e: applied.append(e.steps), lambda: wakes.append(1))
 
     async def main() -> None:
         pump.loop = asyncio.get_running_loop()
-        sender = threading.Thread(target=lambda: [pump("text", {"n": n}) for n in range(5000)])
+        sender = threading.Thread(target=lambda: [pump(ev.Done(status="ok", text="", steps=n)) for n in range(5000)])
         sender.start()
         while sender.is_alive() or len(applied) < 5000:
             await asyncio.sleep(0.01)
@@ -92,11 +93,11 @@ def test_the_pump_batches_a_burst_into_few_redraws() -> None:
 
 def test_events_before_the_loop_runs_are_kept() -> None:
     applied = []
-    pump = EventPump(lambda e, d: applied.append(e), lambda: None)
-    pump("session", {})
-    pump("notice", {})
+    pump = EventPump(lambda e: applied.append(e.type), lambda: None)
+    pump(ev.Aborted(reason="x"))
+    pump(ev.Notice(message="y"))
     pump.drain()
-    assert applied == ["session", "notice"]
+    assert applied == ["aborted", "notice"]
 
 
 def test_status_bar_fits_narrow_terminals_and_keeps_the_state() -> None:
@@ -143,10 +144,11 @@ def test_ascii_chrome_for_cjk_consoles() -> None:
 
 def test_a_resumed_session_is_drawn_from_the_session_event() -> None:
     view = View(Transcript(), on_approval=lambda request: None)
-    view.apply("session", {"model": "m", "budget_tokens": 1000, "resumed": True, "id": "s1", "history": [
+    view.apply(ev.SessionOpened(model="m", budget_tokens=1000, resumed=True, id="s1", workspace="/w", window=8000,
+                                max_steps=10, history=[
         {"kind": "user", "text": "hi"}, {"kind": "assistant", "text": "**hello**"},
         {"kind": "tool", "call_id": "c", "name": "read_file", "arguments": {"path": "a.py"}, "result": "x",
-         "status": "ok"}]})
+         "status": "ok"}]))
     view.transcript.create_content(60, 40)
     text = "\n".join(view.transcript.visible_text())
     assert "› hi" in text and "hello" in text and "**" not in text and "read_file" in text
@@ -184,3 +186,13 @@ def test_without_a_windows_console_the_tui_says_winpty_and_steps_aside(monkeypat
     assert tui.unavailable_reason() is None
     monkeypatch.setattr(tui, "_under_wine", lambda: True)
     assert "wine" in (tui.unavailable_reason() or "")
+
+
+def test_an_mcp_tool_panel_names_its_server() -> None:
+    view = View(Transcript(), on_approval=lambda request: None)
+    view.apply(ev.ToolStarted(call_id="c1", name="dict__lookup", arguments={"word": "猫"}, server="dict"))
+    view.apply(ev.ToolFinished(call_id="c1", name="dict__lookup", arguments={"word": "猫"}, result="词典", status="ok",
+                               duration=0.1, server="dict"))
+    view.transcript.create_content(80, 20)
+    text = "\n".join(view.transcript.visible_text())
+    assert "dict__lookup · MCP server dict" in text

@@ -21,7 +21,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from agent import parse_args
-from core.runtime.open import open_session
+from core.modes import resolve_mode
+from core.protocol import Emit
+from core.runtime.runtime import Runtime
 from tests.conftest import make_settings
 from ui.tui.app import AgentApp, create
 
@@ -45,9 +47,8 @@ class Harness:
         errors: list[BaseException] = []
         with create_pipe_input() as pipe:
             self.pipe = pipe
-            self.app = create(self.settings, lambda emit, approve: open_session(
-                self.settings, emit, self.workspace, approve, resume_latest=self.resume),
-                data_dir=self.tmp_path / "data", input=pipe, output=self.output)
+            self.app = create(self._runtime, self.workspace, data_dir=self.tmp_path / "data", input=pipe,
+                              output=self.output)
 
             def drive() -> None:
                 try:
@@ -62,10 +63,15 @@ class Harness:
             helper.start()
             self.app.run()
             helper.join(10)
-            self.app.session.close()
+            self.app.runtime.close()
         if errors:
             raise errors[0]
         return self.app
+
+    def _runtime(self, emit: Emit) -> Runtime:
+        runtime = Runtime(self.settings, self.workspace, emit, mode=resolve_mode(self.settings), resume_latest=self.resume)
+        runtime.open()
+        return runtime
 
     # -- from the helper thread ----------------------------------------------------------------
     def call(self, fn: Callable[[], Any]) -> Any:

@@ -1,27 +1,31 @@
-"""Approvals as events: a tool that needs a yes waits here; a front end answers through the session.
+"""Approvals as events: a tool that needs a yes waits here until the front end answers.
 
-A tool still calls the plain `Approve(what, why)` it gets in its context, but the loop hands it a
-gate bound to the call: the gate emits an `approval` event with the call id, the structured command
-or path, the folder and the decisions on offer, then waits until `Approvals.answer()` is called
-(from any thread), the turn is cancelled, or, for front ends that ask synchronously (the plain
-REPL), the front end's own `Approve` says; one that also has `decide(request) -> (decision,
-reason)` offers all four decisions. The numbering is the same everywhere.
+A tool calls the plain `Approve(what, why)` it gets in its context; the loop hands it a gate bound
+to the call. Under the "ask" policy the gate emits `ApprovalRequested` (the call id, the structured
+command or path, the folder and the decisions on offer) and waits until `Approvals.answer()` is
+called (the runtime does, on an `Answer` op, from any thread) or the turn is cancelled. The
+numbering of the decisions is the same in every front end.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from core import protocol as ev
+from core.agent.rules import AllowRules, rule_for
 from core.cancel import Cancel
+from core.modes import ASK, YES
 from core.protocol import Emit
+from core.sandbox import SandboxInfo
 from core.session.items import FunctionCall
 from core.tools.base import Approve
+from core.tools.safety import NOT_KNOWN_READ_ONLY, destructive_reason, platform_dialect
 
 
 @dataclass(frozen=True)
@@ -37,8 +41,13 @@ DECISIONS = (
     Decision("session", "2", "a", "always, for this session"),
     Decision("deny", "3", "n", "deny"),
     Decision("deny_reason", "4", "", "deny, and tell the model why"),
+    Decision("workspace", "5", "w", "always, in this workspace"),  # offered with a rule to keep
 )
-_BY_INPUT = {name: d.id for d in DECISIONS for name in (d.id, d.key, d.alias) if name}
+_IDS = {d.id for d in DECISIONS}
+
+NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
+NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox in this mode; rerun with --yes to allow "
+                       "it, or turn the sandbox off with --no-sandbox (AGENT_SANDBOX=off)")
 
 
 # How a long action is shown (`compact_action`): its line breaks, and the lines left out between.
@@ -47,18 +56,20 @@ MAX_SHOWN_LINES = 6
 MAX_RISKY_SHOWN = 3
 
 
-def compact_action(request: dict[str, Any], text: str, line_chars: int = 200) -> str:
-    """`text` (the request's action, already through the sanitiser) as a question shows it.
+def compact_action(text: str, command: str | None = None, cwd: str = ".", line_chars: int = 200) -> str:
+    """`text` (a question's action, already through the sanitiser) as the question shows it; `command`
+    and `cwd` are the question's own, to find the risky lines.
 
     A model can put 40 harmless lines around one `rm`, and a prompt that prints them all scrolls
     the `rm` off the screen. So an action of more than MAX_SHOWN_LINES lines, or with a line longer
     than `line_chars`, becomes one line: line breaks shown as ⏎, its first and last lines and the
     lines that are risky on their own kept, what lies between replaced by a "… N more lines …"
-    mark, and each kept line cut in the middle to `line_chars` with a mark saying how much."""
+    mark, and each kept line cut in the middle to `line_chars` with a mark saying how much; a long
+    line of a command keeps each of its risky commands whole enough to read."""
     lines = text.rstrip("\n").split("\n")
     if len(lines) <= MAX_SHOWN_LINES and all(len(line) <= line_chars for line in lines):
         return "\n".join(lines)
-    keep = {0, len(lines) - 1, *sorted(_risky_lines(request, len(lines)))[:MAX_RISKY_SHOWN]}
+    keep = {0, len(lines) - 1, *sorted(_risky_lines(command, cwd, len(lines)))[:MAX_RISKY_SHOWN]}
     parts: list[str] = []
     left_out = 0
     for number, line in enumerate(lines):
@@ -68,21 +79,36 @@ def compact_action(request: dict[str, Any], text: str, line_chars: int = 200) ->
         if left_out:
             parts.append(f"… {left_out} more line{'s' if left_out > 1 else ''} …")
             left_out = 0
-        parts.append(_cut_middle(line, line_chars))
+        parts.append(_cut_keeping_risky(line, line_chars, cwd) if command else _cut_middle(line, line_chars))
     return NEWLINE_MARK.join(parts)
 
 
-def _risky_lines(request: dict[str, Any], count: int) -> set[int]:
+def _risky_lines(command: str | None, cwd: str, count: int) -> set[int]:
     """The lines of a command that the safety rules flag on their own (numbered as in the action,
     whose first line is the command's first line)."""
-    from core.tools.safety import destructive_reason  # the rules parse shell; only long actions need them
-
-    command = request.get("command")
     lines = command.rstrip("\n").split("\n") if isinstance(command, str) else []
     if len(lines) != count:  # not a command, or redaction joined lines: the numbers would not match
         return set()
-    workspace = Path(str(request.get("cwd") or "."))
+    workspace = Path(cwd or ".")
     return {number for number, line in enumerate(lines) if line.strip() and destructive_reason(line, workspace)}
+
+
+_SEPARATOR = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+
+
+def _cut_keeping_risky(line: str, limit: int, cwd: str) -> str:
+    """A long command line cut to about `limit`: its start, then every segment between `;`, `&&`,
+    `||` and `|` that is risky on its own, each cut in the middle to its share; the rest is marked."""
+    if len(line) <= limit:
+        return line
+    segments = [s for s in _SEPARATOR.split(line) if s.strip()]
+    workspace = Path(cwd or ".")
+    risky = [s for s in segments[1:] if destructive_reason(s, workspace)][:MAX_RISKY_SHOWN]
+    if not risky:
+        return _cut_middle(line, limit)
+    kept = [segments[0], *risky]
+    share = max(40, limit // len(kept))
+    return " … ".join(_cut_middle(s, share) for s in kept)
 
 
 def _cut_middle(line: str, limit: int) -> str:
@@ -93,36 +119,71 @@ def _cut_middle(line: str, limit: int) -> str:
     return line[:head] + mark + line[len(line) - max(1, limit - len(mark) - head):]
 
 
-def parse_decision(text: str) -> str | None:
-    """'1'/'y'/'once' → 'once' …; None when the answer is none of them."""
-    return _BY_INPUT.get(text.strip().lower())
+def parse_decision(text: str, among: Sequence[Decision] = DECISIONS) -> str | None:
+    """'1'/'y'/'once' → 'once' …; None when the answer is none of the decisions `among`."""
+    said = text.strip().lower()
+    return next((d.id for d in among if said and said in (d.id, d.key, d.alias)), None)
+
+
+def offered(request: ev.ApprovalRequested) -> tuple[Decision, ...]:
+    """The decisions a question offers (decision 5 only with a rule to keep), in their order."""
+    ids = {d.get("id") for d in request.decisions}
+    return tuple(d for d in DECISIONS if d.id in ids)
+
+
+def label(decision: Decision, request: ev.ApprovalRequested) -> str:
+    """A decision as a question shows it: "always, in this workspace" names the rule it keeps."""
+    return f"{decision.label}: {request.rule}" if decision.id == "workspace" and request.rule else decision.label
 
 
 @dataclass
 class _Pending:
-    request: dict[str, Any]
+    request: ev.ApprovalRequested
     done: threading.Event
     decision: str = "deny"
     reason: str = ""
 
 
 class Approvals:
-    """Per-session approval state: pending requests and what was allowed for the whole session.
+    """Per-session approval state: pending questions, the policy, and what was allowed for the session.
 
-    `ask` is the front end's synchronous way to ask (the plain REPL), or None when it answers the
-    `approval` event later through `answer()` (the TUI)."""
+    Who answers: in the `yes` mode, the mode itself; else the person, through the front end (an
+    `ApprovalRequested` event, answered by the runtime's `Answer` op through `answer()`); when
+    nobody can be asked (`interactive` False: `--one`), the question is refused and the model told
+    how the user could allow it. `rules` keeps what was allowed for the workspace for good."""
 
-    def __init__(self, emit: Emit, ask: Approve | None = None) -> None:
+    def __init__(self, emit: Emit, mode: str = ASK, *, interactive: bool = True, rules: AllowRules | None = None,
+                 sandbox: SandboxInfo | None = None) -> None:
         self._emit = emit
-        self._ask = ask
+        self.mode = mode
+        self.interactive = interactive
+        self.rules = rules
+        self.sandbox = sandbox or SandboxInfo("none")  # what confines commands
         self._ids = itertools.count(1)
         self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
-        self._allowed: set[tuple[str, str]] = set()
+        self._allowed: set[tuple[str, str, str]] = set()
+        # The MCP tools (kind "tool"): name -> what keeps "always, in this workspace" for it (see
+        # core/mcp/tools.py). Their "always" covers the tool whatever its arguments.
+        self.tool_keepers: dict[str, Callable[[], str | None]] = {}
 
-    def gate(self, call: FunctionCall, cwd: str, cancel: Cancel) -> Approve:
-        """The `Approve` a tool of this call gets."""
-        return lambda what, why: self._request(call, cwd, cancel, what, why)
+    def gate(self, call: FunctionCall, cwd: str, cancel: Cancel, kind: str = "command") -> Approve:
+        """The `Approve` a tool of this call gets; `kind` "unconfined" asks to run a command the
+        sandbox blocked outside it (its own question: an "always" for the command does not cover it)."""
+        return lambda what, why: self._request(call, cwd, cancel, what, why, kind)
+
+    def extra_rules(self) -> tuple[str, ...]:
+        """The rules given for this run only (--allow), for a session opened from this one."""
+        return self.rules.extra if self.rules is not None else ()
+
+    def allowed(self, command: str, dialect: str) -> bool:
+        """The workspace's allow rules let this command line run unasked."""
+        return self.rules is not None and self.rules.allows(command, dialect)
+
+    def ask(self, what: str, why: str, *, asker: str, cwd: str, cancel: Cancel) -> str | None:
+        """A question of the agent's own (a slash command's, named by `asker`), not of a tool call:
+        None when allowed, else why not."""
+        return self._request(FunctionCall(call_id="", name=asker, arguments="{}"), cwd, cancel, what, why, "command")
 
     def answer(self, request_id: str, decision: str, reason: str = "") -> bool:
         """Resolve a pending request (any thread); False if it is no longer waiting."""
@@ -130,40 +191,43 @@ class Approvals:
             pending = self._pending.get(request_id)
         if pending is None or pending.done.is_set():
             return False
-        pending.decision = decision if decision in _BY_INPUT.values() else "deny"
+        pending.decision = decision if decision in _IDS else "deny"
         pending.reason = reason
         pending.done.set()
         return True
 
-    def pending(self) -> list[dict[str, Any]]:
+    def pending(self) -> list[ev.ApprovalRequested]:
         with self._lock:
             return [p.request for p in self._pending.values() if not p.done.is_set()]
 
     # -- one request ------------------------------------------------------------------------
-    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str) -> str | None:
+    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str, kind: str) -> str | None:
         target = _target(call)
-        key = (call.name, target[0] or target[1] or what)
+        key = (call.name, kind, "" if kind == "tool" else target[0] or target[1] or what)
         request_id = f"ap-{next(self._ids)}"
         if key in self._allowed:
             self._done(request_id, call, "once", "", "session")
             return None
-        request = {"id": request_id, "call_id": call.call_id, "tool": call.name, "action": what,
-                   "command": target[0], "path": target[1], "cwd": cwd, "reason": why,
-                   "decisions": [d.__dict__ for d in DECISIONS]}
+        # "Always, in this workspace" is offered for a command that only asks for not being known to
+        # read: a rule must never come to cover what the gate found destructive.
+        rule = (rule_for(target[0], platform_dialect())
+                if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
+        if kind == "tool" and call.name in self.tool_keepers:
+            rule = call.name
+        if self.mode == YES or not self.interactive:
+            decision, reason = ("once", "") if self.mode == YES else ("deny", self._refusal(kind, rule))
+            self._done(request_id, call, decision, reason, "policy")
+            return None if decision == "once" else reason
+        choices = [d.__dict__ for d in DECISIONS if d.id != "workspace" or rule]
+        request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,
+                                       command=target[0], path=target[1], cwd=cwd, reason=why,
+                                       decisions=choices, kind=kind, rule=rule)
         pending = _Pending(request, threading.Event())
         with self._lock:
             self._pending[request_id] = pending
         by = "user"
         try:
-            self._emit(ev.APPROVAL, request)
-            if self._ask is not None and not pending.done.is_set():
-                by = "front_end"
-                decide = getattr(self._ask, "decide", None)  # a front end that offers all four decisions
-                if decide is not None:
-                    self.answer(request_id, *decide(request))
-                else:
-                    refusal = self._ask(what, why)
-                    self.answer(request_id, "once" if refusal is None else "deny", refusal or "")
+            self._emit(request)
 
             def interrupted() -> None:
                 nonlocal by
@@ -177,16 +241,28 @@ class Approvals:
                 self._pending.pop(request_id, None)
         if pending.decision == "session":
             self._allowed.add(key)
+        if pending.decision == "workspace" and rule and (kind == "tool" or self.rules is not None):
+            self._allowed.add(key)
+            failed = self.tool_keepers[call.name]() if kind == "tool" else self.rules.add(rule)  # type: ignore[union-attr]
+            if failed:
+                self._emit(ev.Notice(kind="warning", message=failed))
         self._done(request_id, call, pending.decision, pending.reason, by)
-        if pending.decision in ("once", "session"):
+        if pending.decision in ("once", "session", "workspace"):
             return None
         if pending.decision == "deny_reason" and pending.reason:
             return f"the user said no: {pending.reason}"
         return pending.reason or "the user said no"
 
+    def _refusal(self, kind: str, rule: str | None) -> str:
+        """Why nobody could say yes, and how the user can allow it next time."""
+        if kind == "unconfined":
+            return NOBODY_TO_UNCONFINE
+        if self.mode == ASK and rule and kind == "command":
+            return f"{NOBODY_TO_ASK}, or with --allow {rule!r} to allow such commands in this workspace"
+        return NOBODY_TO_ASK
+
     def _done(self, request_id: str, call: FunctionCall, decision: str, reason: str, by: str) -> None:
-        self._emit(ev.APPROVAL_DONE, {"id": request_id, "call_id": call.call_id, "decision": decision,
-                                      "reason": reason, "by": by})
+        self._emit(ev.ApprovalResolved(id=request_id, call_id=call.call_id, decision=decision, reason=reason, by=by))
 
 
 def _target(call: FunctionCall) -> tuple[str | None, str | None]:

@@ -34,13 +34,12 @@ _PLACEHOLDER = re.compile(
 class Guard:
     """The counters of one task (a user message and the steps it takes)."""
 
-    tools: list[str]
     unreadable: int = 0
     replays: int = 0
     idle: int = 0
     seen: set[str] = field(default_factory=set)
 
-    def correction(self, result: TurnResult) -> str | None:
+    def correction(self, result: TurnResult, tools: list[str]) -> str | None:
         """The message for the next request after an unreadable answer; None once that has happened
         UNREADABLE_IN_A_ROW times (the caller stops) or when the failure is of another kind."""
         if result.error is None or result.error.kind != "model_output":
@@ -52,7 +51,7 @@ class Guard:
         shown = f" It began: {began[:80]!r}." if began else ""
         return (f"Your last reply could not be read as a tool call, so nothing was run ({result.error.message})."
                 f"{shown} To call a tool, reply with the call alone: no Markdown code fence, no text around it, "
-                f"a tool name from this list exactly: {', '.join(self.tools)}, and JSON arguments that match its "
+                f"a tool name from this list exactly: {', '.join(tools)}, and JSON arguments that match its "
                 "parameters. To answer without a tool, reply in plain text.")
 
     def answered(self) -> None:

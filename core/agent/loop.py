@@ -7,14 +7,18 @@ Whatever happens, the history stays valid for the next request: every function c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core import protocol as ev
 from core.agent.approvals import Approvals
 from core.agent.guard import UNREADABLE_IN_A_ROW, Guard
 from core.agent.prompt import build_instructions
+from core.agent.rules import AllowRules
 from core.cancel import Cancel
 from core.checkpoints import Checkpoints
 from core.config import Settings
@@ -29,15 +33,18 @@ from core.context import (
     cap_result,
     judge_repeat,
     parse_prices,
+    text_tokens,
 )
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
+from core.modes import ASK
 from core.protocol import Emit
 from core.provider.assembler import TurnResult, Usage
 from core.provider.client import ResponsesClient
 from core.provider.errors import ApiError
 from core.provider.request import build_body
 from core.prune.archive import OutputArchive
+from core.sandbox import probe
 from core.secrets import Redactor
 from core.session.items import (
     AssistantMessage,
@@ -49,10 +56,12 @@ from core.session.items import (
     UserMessage,
     to_record,
 )
-from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError
+from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError, sessions_root
 from core.tools import ToolContext, run_tool, tool_schemas
-from core.tools.base import Approve
 from core.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from core.mcp.tools import McpTools
 
 
 @dataclass
@@ -66,20 +75,25 @@ class Outcome:
 class Agent:
     """Holds one session's history and runs tasks against it."""
 
-    def __init__(self, settings: Settings, emit: Emit, workspace: Path, approve: Approve | None,
+    def __init__(self, settings: Settings, emit: Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
+                 allow: tuple[str, ...] = (),
                  client: ResponsesClient | None = None, journal: Journal | None = None,
-                 history: list[Item] | None = None, archive: OutputArchive | None = None) -> None:
+                 history: list[Item] | None = None, archive: OutputArchive | None = None,
+                 mcp: McpTools | None = None) -> None:
         self.settings = settings
         self.emit = emit
         self.workspace = Workspace(workspace)
-        self.approve = approve
-        self.approvals = Approvals(emit, approve)  # approve=None: answered via approvals.answer()
+        data_dir = sessions_root(settings.sessions_dir or None).parent if journal else None
+        rules = AllowRules(data_dir, self.workspace.root, allow)
+        self.approvals = Approvals(emit, mode, interactive=interactive, rules=rules,
+                                   sandbox=probe(settings.sandbox, settings.network != "off"))
         self.client = client or ResponsesClient(settings)
         self.journal = journal
         self.archive = archive
         self.history: list[Item] = list(history or [])
         self.instructions = clean_text(build_instructions(self.workspace.root))
         self._redact = Redactor(settings.api_key)
+        self.mcp = mcp  # the session's MCP servers' tools, offered after the built-in ones
         self.tools = tool_schemas()
         self.context = ContextManager(from_settings(settings), summarize=self._summarize,
                                       tools_json=json.dumps(self.tools, ensure_ascii=False))
@@ -90,7 +104,7 @@ class Agent:
         self._shaped: Shaped | None = None
         self._stuck = ""  # why the task must stop: the same failing output again and again
         self._journal_failed = False
-        # Issue 13: every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
+        # Every change to the workspace is checkpointed (core/checkpoints) when there is a journal.
         self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit,
                                         [settings.api_key or ""])
                             if journal is not None else None)
@@ -98,7 +112,7 @@ class Agent:
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:
         cancel = self._cancel = cancel or Cancel()
-        if self.checkpoints is not None:  # issue 13: a new turn; tell the model what /undo reverted
+        if self.checkpoints is not None:  # a new turn; tell the model what /undo reverted
             for note in self.checkpoints.begin_turn(text):
                 self._record(UserMessage(note))
         self._record(UserMessage(text))
@@ -107,9 +121,9 @@ class Agent:
         except KeyboardInterrupt:  # a second Ctrl-C while the first was still stopping the turn
             cancel.cancel("interrupted by the user (Ctrl-C)")
             self._answer_open_calls()
-            self.emit(ev.ABORTED, {"reason": cancel.reason})
+            self.emit(ev.Aborted(reason=cancel.reason))
             outcome = Outcome("aborted")
-        self.emit(ev.DONE, {"status": outcome.status, "text": outcome.text, "steps": outcome.steps})
+        self.emit(ev.Done(status=outcome.status, text=outcome.text, steps=outcome.steps))
         return outcome
 
     def _answer_open_calls(self) -> None:
@@ -121,24 +135,24 @@ class Agent:
                                             meta={"tool": call.name, "status": "interrupted"}))
 
     def _steps(self, cancel: Cancel) -> Outcome:
-        guard = Guard([tool["name"] for tool in self.tools])
+        guard = Guard()
         correction: str | None = None
         for step in range(1, self.settings.max_steps + 1):
             result = self._ask(cancel, step, correction)
             self._record_turn(result)
             if result.status == "aborted":
-                self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
+                self.emit(ev.Aborted(reason=cancel.reason or "interrupted"))
                 return Outcome("aborted", result.text, step, result.error)
             if result.status == "error":
                 error = result.error or ApiError("the response failed", kind="server")
-                correction = guard.correction(result)
+                correction = guard.correction(result, [tool["name"] for tool in self.tools])
                 if correction is not None:  # an unreadable answer: ask again, telling the model why
-                    self.emit(ev.NOTICE, {"kind": "retry", "message": f"{error.message}; asking the model again "
-                                          f"with a correction ({guard.unreadable} of {UNREADABLE_IN_A_ROW - 1})"})
+                    self.emit(ev.Notice(kind="retry", message=f"{error.message}; asking the model again with a "
+                                        f"correction ({guard.unreadable} of {UNREADABLE_IN_A_ROW - 1})"))
                     continue
                 if error.kind == "model_output":
                     error = ApiError(guard.unreadable_stop(result), kind="stuck")
-                self.emit(ev.ERROR, {"message": error.message, "kind": error.kind})
+                self.emit(ev.Error(message=error.message, kind=error.kind))
                 return Outcome("error", result.text, step, error)
             guard.answered()
             correction = None
@@ -146,21 +160,21 @@ class Agent:
             if result.status == "incomplete":
                 message = _incomplete_message(result.incomplete_reason)
                 if not calls:
-                    self.emit(ev.ERROR, {"message": message, "kind": "incomplete"})
+                    self.emit(ev.Error(message=message, kind="incomplete"))
                     return Outcome("error", result.text, step, ApiError(message, kind="incomplete"))
-                self.emit(ev.NOTICE, {"kind": "warning", "message": message})
+                self.emit(ev.Notice(kind="warning", message=message))
             if not calls:
                 return Outcome("ok", result.text, step)
             if not self._run_calls(calls, cancel, guard):
-                self.emit(ev.ABORTED, {"reason": cancel.reason or "interrupted"})
+                self.emit(ev.Aborted(reason=cancel.reason or "interrupted"))
                 return Outcome("aborted", result.text, step)
             if self._stuck:
                 message, self._stuck = self._stuck, ""
-                self.emit(ev.ERROR, {"message": message, "kind": "stuck"})
+                self.emit(ev.Error(message=message, kind="stuck"))
                 return Outcome("error", result.text, step, ApiError(message, kind="stuck"))
         message = (f"Stopped after {self.settings.max_steps} steps (AGENT_MAX_STEPS) before the task was finished; "
                    "send another message to continue.")
-        self.emit(ev.ERROR, {"message": message, "kind": "step_limit"})
+        self.emit(ev.Error(message=message, kind="step_limit"))
         return Outcome("step_limit", "", self.settings.max_steps, ApiError(message, kind="step_limit"))
 
     def _run_calls(self, calls: list[FunctionCall], cancel: Cancel, guard: Guard) -> bool:
@@ -173,11 +187,16 @@ class Agent:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
                                                 meta={"tool": call.name, "status": "interrupted"}))
                 continue
+            mcp_tools = self.mcp.tools if self.mcp is not None else {}
+            kind = "tool" if call.name in mcp_tools else "command"
             ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=held, cancel=cancel,
-                              approve=self.approvals.gate(call, str(self.workspace.root), cancel),
+                              approve=self.approvals.gate(call, str(self.workspace.root), cancel, kind),
+                              approve_unconfined=self.approvals.gate(call, str(self.workspace.root), cancel,
+                                                                     kind="unconfined"),
                               archive=self.archive, checkpoints=self.checkpoints,
-                              result_chars=prune_budget_chars(cap))
-            output = run_tool(call, ctx)
+                              result_chars=prune_budget_chars(cap), mode=self.approvals.mode,
+                              allowed=self.approvals.allowed)
+            output = run_tool(call, ctx, mcp_tools)
             repeat = judge_repeat(self.history, call, output)
             output.output = repeat.text or output.output
             self._stuck = repeat.message or self._stuck
@@ -196,15 +215,16 @@ class Agent:
         """One model turn on the shaped history; a too-long request is reshaped hard and retried once.
         A correction (why the last answer could not be read) goes after the history, this request only."""
         extra = [UserMessage(correction)] if correction else []
+        self._offer_mcp_tools(cancel)
         self._shaped = self._shape(force=False)
-        self.emit(ev.TURN_STARTED, {"step": step, "max_steps": self.settings.max_steps,
-                                    "estimated_tokens": self._shaped.tokens, "budget_tokens": self.context.budget,
-                                    "window": self.settings.context_window, "model": self.settings.model})
+        self.emit(ev.TurnStarted(step=step, max_steps=self.settings.max_steps,
+                                    estimated_tokens=self._shaped.tokens, budget_tokens=self.context.budget,
+                                    window=self.settings.context_window, model=self.settings.model))
         result = self.client.stream(self._body([*self._shaped.items, *extra]), self.emit, cancel)
         if not _overflowed(result):
             return result
-        self.emit(ev.NOTICE, {"kind": "context", "message": "the server says the request is too long for the "
-                              "model; shaping harder and retrying once"})
+        self.emit(ev.Notice(kind="context", message="the server says the request is too long for the "
+                              "model; shaping harder and retrying once"))
         self._shaped = self._shape(force=True)
         result = self.client.stream(self._body([*self._shaped.items, *extra]), self.emit, cancel)
         if _overflowed(result) and result.error is not None:
@@ -214,10 +234,23 @@ class Agent:
                 "journal. Try /compact, or continue in a new session with a short recap.")
         return result
 
+    def _offer_mcp_tools(self, cancel: Cancel) -> None:
+        """The tool list with the MCP servers' tools as they are now (the first time, once the
+        servers have started); unchanged servers keep it byte for byte, so the cache keeps hitting."""
+        if self.mcp is None:
+            return
+        ask = partial(self.approvals.ask, asker="mcp", cwd=str(self.workspace.root), cancel=cancel)
+        offered = self.mcp.refresh(self.emit, ask, cancel)
+        self.approvals.tool_keepers = {name: partial(self.mcp.remember_always, name) for name in self.mcp.tools}
+        tools = tool_schemas() + [tool.schema() for tool in offered]
+        if tools != self.tools:
+            self.tools = tools
+            self.context.set_tools(json.dumps(tools, ensure_ascii=False))
+
     def _shape(self, force: bool) -> Shaped:
         shaped = self.context.shape(self.history, self.instructions, force=force)
         for action in shaped.actions:
-            self.emit(ev.NOTICE, {"kind": "context", "message": action})
+            self.emit(ev.Notice(kind="context", message=action))
         return shaped
 
     def _body(self, items: list[Item], **overrides: object) -> dict:
@@ -226,15 +259,15 @@ class Agent:
     def _summarize(self, items: list[Item]) -> str:
         """The compaction summariser: the shaped prefix plus SUMMARY_PROMPT, answered without tools."""
         body = self._body([*items, UserMessage(SUMMARY_PROMPT)], tool_choice="none")
-        self.emit(ev.COMPACTION_STARTED, {"items": len(items)})
+        self.emit(ev.CompactionStarted(items=len(items)))
         result = self.client.stream(body, ev.discard, self._cancel)
         usage = result.usage.__dict__ if result.usage is not None else {}
         if result.status == "aborted" or self._cancel.cancelled:
-            self.emit(ev.COMPACTION_DONE, {"status": "aborted", **usage, "message": "interrupted"})
+            self.emit(ev.CompactionDone(status="aborted", **usage, message="interrupted"))
             raise CompactionCancelled(self._cancel.reason or "interrupted")
         if result.status != "ok" or not result.text.strip():
             message = result.error.message if result.error else f"the summary came back {result.status}"
-            self.emit(ev.COMPACTION_DONE, {"status": "error", **usage, "message": message})
+            self.emit(ev.CompactionDone(status="error", **usage, message=message))
             raise RuntimeError(message)
         if result.usage is not None:
             self.usage.add(result.usage.input_tokens, result.usage.cached_tokens, result.usage.output_tokens,
@@ -242,19 +275,26 @@ class Agent:
         self._journal({"kind": "compaction", "text": result.text, "request_items": len(items),
                        "manual": self.context.compacting_now,  # replayed on resume: ContextManager.restore
                        "usage": result.usage.__dict__ if result.usage is not None else None})
-        self.emit(ev.COMPACTION_DONE, {"status": "ok", **usage, "message": ""})
+        self.emit(ev.CompactionDone(status="ok", **usage, message=""))
         return result.text
 
     # -- /context and /compact ---------------------------------------------------------------
+    def mcp_tools_tokens(self) -> tuple[int, int]:
+        """(how many MCP tools are offered, about how many tokens their schemas cost in every request)."""
+        mcp = [tool for tool in self.tools if self.mcp is not None and tool["name"] in self.mcp.tools]
+        return len(mcp), text_tokens(json.dumps(mcp, ensure_ascii=False)) if mcp else 0
+
     def context_data(self) -> dict:
         """Tokens of the next request by source, against the budget, and the session's usage."""
         parts = self.context.breakdown(self.history, self.instructions)
         usage = self.usage
+        mcp_count, mcp_tokens = self.mcp_tools_tokens()
         return {"total": sum(parts.values()), "budget": self.context.budget, "window": self.settings.context_window,
                 "parts": dict(sorted(((k, v) for k, v in parts.items() if v), key=lambda kv: -kv[1])),
                 "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                 "cache_hit_share": usage.cache_hit_share,
-                "cost_usd": usage.cost_usd if usage.prices else None}
+                "cost_usd": usage.cost_usd if usage.prices else None,
+                "mcp_tools": mcp_count, "mcp_tools_tokens": mcp_tokens}
 
     def context_report(self) -> str:
         """`context_data()` as text."""
@@ -263,6 +303,8 @@ class Agent:
         lines = [f"Context: about {total:,} of {budget:,} tokens ({100 * total / budget:.0f}% of the budget; "
                  f"window {data['window']:,})"]
         lines += [f"  {name:<24} {tokens:>9,}" for name, tokens in data["parts"].items()]
+        if data["mcp_tools"]:
+            lines.append(f"  (of the tools: {data['mcp_tools']} from MCP servers, about {data['mcp_tools_tokens']:,} tokens)")
         if data["input_tokens"]:
             cost = f", ${data['cost_usd']:.4f}" if data["cost_usd"] is not None else ""
             lines.append(f"Session: {data['input_tokens']:,} input tokens ({100 * data['cache_hit_share']:.0f}% "
@@ -271,13 +313,15 @@ class Agent:
 
     # -- the session event -------------------------------------------------------------------
     def announce(self, resumed: bool = False) -> None:
-        """Emit `session`: who we are and the history to draw (after opening, /resume or /clear)."""
+        """Emit `SessionOpened`: who we are and the history to draw (after opening, /resume or /clear)."""
         known = self.usage.prices is not None
-        self.emit(ev.SESSION, {"id": self.journal.id if self.journal else "", "model": self.settings.model,
-                               "workspace": str(self.workspace.root), "window": self.settings.context_window,
-                               "budget_tokens": self.context.budget, "max_steps": self.settings.max_steps,
-                               "resumed": resumed, "session_cost_usd": self.usage.cost_usd if known else None,
-                               "history": display_history(self.history)})
+        self.emit(ev.SessionOpened(id=self.journal.id if self.journal else "", model=self.settings.model,
+                                   workspace=str(self.workspace.root), window=self.settings.context_window,
+                                   budget_tokens=self.context.budget, max_steps=self.settings.max_steps,
+                                   resumed=resumed, session_cost_usd=self.usage.cost_usd if known else None,
+                                   history=display_history(self.history),
+                                   folder=str(self.journal.folder) if self.journal else "",
+                                   mode=self.approvals.mode, sandbox=self.approvals.sandbox.describe()))
 
     def compact(self, cancel: Cancel | None = None) -> str:
         """Summarise all but the latest turns now; says what happened."""
@@ -301,8 +345,8 @@ class Agent:
         except JournalError as exc:
             if not self._journal_failed:
                 self._journal_failed = True
-                self.emit(ev.NOTICE, {"kind": "warning", "message": f"{exc}; the session goes on, but what "
-                                      "follows is not saved until this is fixed"})
+                self.emit(ev.Notice(kind="warning", message=f"{exc}; the session goes on, but what "
+                                      "follows is not saved until this is fixed"))
 
     def _record_turn(self, result: TurnResult) -> None:
         """Journal what the model produced. Calls are kept only if they will get outputs."""
@@ -336,9 +380,9 @@ class Agent:
         cost = self.usage.add(usage.input_tokens, usage.cached_tokens, usage.output_tokens, usage.reasoning_tokens)
         self._journal({"kind": "usage", **usage.__dict__})
         known = self.usage.prices is not None
-        self.emit(ev.USAGE, {**usage.__dict__, "context_tokens": usage.input_tokens,
-                             "budget_tokens": self.context.budget, "cost_usd": cost if known else None,
-                             "session_cost_usd": self.usage.cost_usd if known else None})
+        self.emit(ev.UsageReported(**usage.__dict__, context_tokens=usage.input_tokens,
+                             budget_tokens=self.context.budget, cost_usd=cost if known else None,
+                             session_cost_usd=self.usage.cost_usd if known else None))
 
 
 class _HeldToolEvent:
@@ -347,18 +391,18 @@ class _HeldToolEvent:
 
     def __init__(self, emit: Emit) -> None:
         self._emit = emit
-        self._held: dict | None = None
+        self._held: ev.ToolFinished | None = None
 
-    def __call__(self, event: str, data: dict) -> None:
-        if event == ev.TOOL:
-            self._held = data
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ToolFinished):
+            self._held = event
         else:
-            self._emit(event, data)
+            self._emit(event)
 
     def release(self, model_result: str) -> None:
         if self._held is not None:
             held, self._held = self._held, None
-            self._emit(ev.TOOL, {**held, "model_result": model_result})
+            self._emit(dataclasses.replace(held, model_result=model_result))
 
 
 def display_history(items: list[Item]) -> list[dict]:

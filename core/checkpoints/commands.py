@@ -6,8 +6,10 @@ command gets); a file changed outside the agent since it left it needs a second,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from core.cancel import Cancel
 from core.sanitize import shown
 from core.secrets import Redactor
 
@@ -22,9 +24,13 @@ def diff_text(agent: Any, arg: str) -> str:
     return text or "The agent has changed no files in this session" + (" in its last turn." if last else ".")
 
 
-def undo_text(agent: Any, arg: str) -> str:
-    """`/undo` (the last turn that changed files) or `/undo N` (the last N such turns)."""
-    return _shown(agent, _undo(agent, arg))  # file names may hold control characters
+def undo_text(agent: Any, arg: str, cancel: Cancel) -> str:
+    """`/undo` (the last turn that changed files) or `/undo N` (the last N such turns). It asks before
+    it changes anything, as a tool would (an approval question; the session's policy applies)."""
+    def ask(what: str, why: str) -> str | None:
+        return agent.approvals.ask(what, why, asker="/undo", cwd=str(agent.workspace.root), cancel=cancel)
+
+    return _shown(agent, _undo(agent, arg, ask))  # file names may hold control characters
 
 
 def _shown(agent: Any, text: str) -> str:
@@ -32,7 +38,7 @@ def _shown(agent: Any, text: str) -> str:
     return shown(text, Redactor(agent.settings.api_key))
 
 
-def _undo(agent: Any, arg: str) -> str:
+def _undo(agent: Any, arg: str, ask: Callable[[str, str], str | None]) -> str:
     checkpoints = agent.checkpoints
     if checkpoints is None:
         return "No checkpoints in this session."
@@ -54,12 +60,12 @@ def _undo(agent: Any, arg: str) -> str:
             return f"Nothing can be restored for {named}:\n{plan.describe()}"
         return f"Nothing to restore for {named}: the files are already as they were."
     question = f"undo {named}, changing these files:\n{plan.describe()}"
-    refusal = agent.approve(question, "files are put back as they were before; what the agent wrote is lost")
+    refusal = ask(question, "files are put back as they were before; what the agent wrote is lost")
     if refusal is not None:
         return f"Undo cancelled ({refusal}); nothing was changed."
     overwrite = False
     if plan.conflicts:
-        refusal = agent.approve(f"overwrite {', '.join(plan.conflicts)}",
+        refusal = ask(f"overwrite {', '.join(plan.conflicts)}",
                                 "changed outside the agent since it left them; those changes would be lost")
         if refusal is not None:
             return (f"Nothing was changed: {', '.join(plan.conflicts)} changed outside the agent since it left them "

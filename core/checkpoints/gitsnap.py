@@ -5,7 +5,8 @@ bytes exactly as they are in the work tree, and each symlink to its target. File
 without filters (`hash-object --no-filters`, or `fast-import` for many: one pack instead of
 thousands of loose objects), so line-ending conversions (`core.autocrlf`, `.gitattributes`
 text/eol) and clean filters never change what comes back. The user's index, HEAD, branches and
-stash list are never touched, no hook runs and no ref is made: the blobs are unreachable objects
+stash list are never touched, no program a config names runs (`core.checkpoints.gitsafe`) and no
+ref is made: the blobs are unreachable objects
 (git prunes them after two weeks), and the agent copies the previous bytes of what a command
 changed into the session's own store at once.
 
@@ -30,8 +31,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.checkpoints.gitsafe import BASE_OPTIONS, driver_options, git_argv, safe_env, user_excludes_file
 from core.credentials import is_credential_path
-from core.secrets import scrub_env
 
 MAX_FILE_BYTES = 20 * 1024 * 1024  # bigger untracked or changed files are not snapshotted (nor credentials)
 FAST_IMPORT_FROM = 200  # files to hash at once from which one pack beats loose objects
@@ -62,13 +63,15 @@ class Snapshot:
 class GitSnapshots:
     """Snapshots of the work tree under `workspace` (which may be a sub-folder of the repository)."""
 
-    def __init__(self, top: Path, prefix: str, scratch: Path) -> None:
+    def __init__(self, top: Path, prefix: str, scratch: Path, excludes: str | None = None) -> None:
         self.top = top
         self.prefix = prefix  # the workspace's path inside the repository, "" or ending with "/"
         self.scratch = scratch  # a private folder for fast-import's marks
         self._known: dict[str, tuple[StatKey, str]] = {}  # repository path -> (stat when hashed, blob id)
         self._first = True
-        self._drivers: bool | None = None  # whether any filter driver is configured
+        self._base = [*BASE_OPTIONS, *([f"core.excludesFile={excludes}"] if excludes else [])]
+        self.options = list(self._base)  # git's -c options: read again before each snapshot
+        self._drivers = False  # whether the repository's config has a filter driver
 
     @classmethod
     def detect(cls, workspace: Path, scratch: Path) -> GitSnapshots | None:
@@ -82,13 +85,14 @@ class GitSnapshots:
         lines = out.decode("utf-8", "surrogateescape").split("\n")
         if len(lines) < 3 or lines[0] != "true":
             return None
-        return cls(Path(lines[1]), lines[2], scratch)
+        return cls(Path(lines[1]), lines[2], scratch, user_excludes_file(workspace))
 
     # -- taking a snapshot -------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
         """The work tree as it is now; the user's state is untouched."""
+        self._read_drivers()
         spec = ["--full-name", "--", f":(top,literal){self.prefix}" if self.prefix else ":(top)"]
-        listings = _git_parallel(self.top, [["ls-files", "-z", "-s", *spec],
+        listings = _git_parallel(self.top, self.options, [["ls-files", "-z", "-s", *spec],
                                             ["ls-files", "-z", "-o", "--exclude-standard", *spec],
                                             ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory", *spec],
                                             *([["ls-files", "-z", "-m", "-d", *spec]] if self._first else [])])
@@ -156,21 +160,26 @@ class GitSnapshots:
             return {}
         paths = list(seeds)
         if self._has_drivers():
-            out = _git(self.top, "check-attr", "-z", "--stdin", "filter", stdin=_nul(paths))
+            out = _git(self.top, "check-attr", "-z", "--stdin", "filter", stdin=_nul(paths), options=self.options)
             fields = _split(out)
             filtered = {fields[i] for i in range(0, len(fields) - 2, 3) if fields[i + 2] not in ("unspecified", "unset")}
             paths = [p for p in paths if p not in filtered]
         shas = [index[p][1] for p in paths]
         out = _git(self.top, "cat-file", "--batch-check=%(objectname) %(objectsize)", stdin="".join(
-            f"{sha}\n" for sha in shas).encode())
+            f"{sha}\n" for sha in shas).encode(), options=self.options)
         sizes = [line.split() for line in out.decode().splitlines()]
         return {path: sha for path, sha, size in zip(paths, shas, sizes, strict=True)
                 if len(size) == 2 and size[1] == str(seeds[path][0])}
 
     def _has_drivers(self) -> bool:
-        if self._drivers is None:
-            self._drivers = bool(_git(self.top, "config", "-z", "--get-regexp", r"^filter\.", check=False))
         return self._drivers
+
+    def _read_drivers(self) -> None:
+        """The repository's config may have changed since the last command: switch off what it names now."""
+        listing = _git(self.top, "config", "-z", "--get-regexp", r"^(filter|diff|merge)\.", check=False,
+                       options=self._base)
+        self.options = [*self._base, *driver_options(listing)]
+        self._drivers = any(option.startswith("filter.") for option in self.options)
 
     def _hash(self, paths: list[str]) -> list[str]:
         """Blob ids of the files' exact bytes, written to the object store."""
@@ -178,12 +187,12 @@ class GitSnapshots:
             return []
         if len(paths) < FAST_IMPORT_FROM:
             out = _git(self.top, "hash-object", "-w", "--no-filters", "--stdin-paths",
-                       stdin=b"".join(_quoted(p) + b"\n" for p in paths))
+                       stdin=b"".join(_quoted(p) + b"\n" for p in paths), options=self.options)
             return out.decode().split()
         marks = self.scratch / "git-marks"
-        command = ["git", "fast-import", "--quiet", f"--export-marks={marks}"]
+        command = git_argv(self.options, "fast-import", "--quiet", f"--export-marks={marks}")
         with subprocess.Popen(command, cwd=self.top, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, env=_env()) as child:
+                              stderr=subprocess.PIPE, env=safe_env()) as child:
             assert child.stdin is not None
             try:
                 for number, path in enumerate(paths, 1):  # one file in memory at a time
@@ -212,7 +221,8 @@ class GitSnapshots:
         found: dict[str, bytes | None] = dict.fromkeys(rels)
         batch = [(rel, snap.files[rel]) for rel in rels if rel in snap.files]
         if batch:
-            out = _git(self.top, "cat-file", "--batch", stdin="".join(f"{sha}\n" for _, sha in batch).encode())
+            out = _git(self.top, "cat-file", "--batch", stdin="".join(f"{sha}\n" for _, sha in batch).encode(),
+                       options=self.options)
             for (rel, _), data in zip(batch, _batch_contents(out), strict=True):
                 found[rel] = data
         return found
@@ -260,11 +270,12 @@ def _nul(items: list[str]) -> bytes:
     return b"".join(item.encode("utf-8", "surrogateescape") + b"\0" for item in items)
 
 
-def _git(cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
-    """Run git quietly: no pager, no prompts, no optional locks, no secrets in its environment."""
+def _git(cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True,
+         options: list[str] | tuple[str, ...] = BASE_OPTIONS) -> bytes:
+    """Run git quietly: no program a config names, no prompts, no optional locks, no secrets."""
     try:
-        done = subprocess.run(["git", "-c", "core.quotepath=false", *args], cwd=cwd, input=stdin,
-                              capture_output=True, env=_env(), check=False)
+        done = subprocess.run(git_argv(options, *args), cwd=cwd, input=stdin, capture_output=True, env=safe_env(),
+                              check=False)
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from exc
     if check and done.returncode != 0:
@@ -273,10 +284,10 @@ def _git(cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True) 
     return done.stdout
 
 
-def _git_parallel(cwd: Path, commands: list[list[str]]) -> list[bytes]:
+def _git_parallel(cwd: Path, options: list[str], commands: list[list[str]]) -> list[bytes]:
     """Several read-only git commands at once; their outputs in order."""
     try:
-        children = [subprocess.Popen(["git", "-c", "core.quotepath=false", *args], cwd=cwd, env=_env(),
+        children = [subprocess.Popen(git_argv(options, *args), cwd=cwd, env=safe_env(),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE) for args in commands]
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from exc
@@ -286,7 +297,3 @@ def _git_parallel(cwd: Path, commands: list[list[str]]) -> list[bytes]:
             lines = error.decode("utf-8", "replace").strip().splitlines()
             raise GitError(f"git {args[0]} failed: {lines[-1] if lines else f'exit {child.returncode}'}")
     return [out for out, _ in outputs]
-
-
-def _env() -> dict[str, str]:
-    return {**scrub_env(os.environ), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core import protocol as ev
 from core.checkpoints import scan as scanning
 from core.checkpoints.diff import unified
 from core.checkpoints.gitsnap import IGNORED, GitError, GitSnapshots, Snapshot
@@ -172,7 +173,7 @@ class Checkpoints:
             return self.store.put(data), ""
         except OSError as exc:  # the change itself stands; only its undo is lost, and the user is told
             why = f"its previous content could not be saved ({exc.strerror or exc})"
-            self._emit("notice", {"kind": "warning", "message": f"{rel}: {why}"})
+            self._emit(ev.Notice(kind="warning", message=f"{rel}: {why}"))
             return UNKNOWN, why
 
     @contextlib.contextmanager
@@ -185,7 +186,7 @@ class Checkpoints:
             try:
                 before = git.snapshot()
             except Exception as exc:  # git failing must not stop the command: fall back to the scan
-                self._emit("notice", {"kind": "warning", "message": f"no snapshot before this command ({exc})"})
+                self._emit(ev.Notice(kind="warning", message=f"no snapshot before this command ({exc})"))
         start = scanning.scan(self.workspace) if before is None else None
         try:
             yield
@@ -196,8 +197,8 @@ class Checkpoints:
                 elif start is not None:
                     self._after_scan(command, start)
             except Exception as exc:  # a fault here must not cost the command's result
-                self._emit("notice", {"kind": "warning", "message": f"what this command changed was not "
-                                      f"recorded ({type(exc).__name__}: {exc}); /undo cannot restore it"})
+                self._emit(ev.Notice(kind="warning", message=f"what this command changed was not "
+                                      f"recorded ({type(exc).__name__}: {exc}); /undo cannot restore it"))
 
     def _after_snapshot(self, git: GitSnapshots, before: Snapshot, command: str) -> None:
         try:
@@ -205,7 +206,7 @@ class Checkpoints:
             changed = git.changed(before, after)
             old = git.blobs(before, changed[:MAX_COMMAND_PATHS])
         except (GitError, OSError) as exc:
-            self._emit("notice", {"kind": "warning", "message": f"no snapshot after this command ({exc})"})
+            self._emit(ev.Notice(kind="warning", message=f"no snapshot after this command ({exc})"))
             return
         changes, kept = [], 0
         for rel in changed:
@@ -239,17 +240,24 @@ class Checkpoints:
         changes += [Change(p, UNKNOWN, None, OUTSIDE_GIT.format("deleted")) for p in found.deleted]
         if not found.complete and not self._said_incomplete:
             self._said_incomplete = True
-            self._emit("notice", {"kind": "warning", "message": f"the workspace has over "
+            self._emit(ev.Notice(kind="warning", message=f"the workspace has over "
                                   f"{scanning.MAX_SCAN_ENTRIES:,} files and is not a git work tree: what "
-                                  "commands change is only partly tracked"})
+                                  "commands change is only partly tracked"))
         if changes:
             self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command))
 
     def _snapshots(self) -> GitSnapshots | None:
+        """git snapshots when the workspace is a work tree (else None: the scan stands in for them)."""
         if self._git is False:
-            self._git = GitSnapshots.detect(self.workspace, self.folder / "checkpoints")
-            if self._git is not None:
-                make_folder(self._git.scratch)
+            found = GitSnapshots.detect(self.workspace, self.folder / "checkpoints")
+            if found is not None:
+                try:
+                    make_folder(found.scratch)
+                except OSError as exc:  # a full disk: this command is scanned instead; try again next time
+                    self._emit(ev.Notice(kind="warning", message=f"no snapshot before this command "
+                                         f"({exc.strerror or exc}: {found.scratch})"))
+                    return None
+            self._git = found
         return self._git or None
 
     def _add(self, checkpoint: Checkpoint) -> None:
@@ -260,9 +268,9 @@ class Checkpoints:
         checkpoint.workspace = str(self.workspace)
         self.checkpoints.append(checkpoint)
         self._write(checkpoint.record())
-        self._emit(CHECKPOINT, {"turn": checkpoint.turn, "source": checkpoint.source,
-                                "paths": [c.path for c in checkpoint.changes],
-                                "not_restorable": [c.path for c in checkpoint.changes if c.before == UNKNOWN]})
+        self._emit(ev.CheckpointMade(turn=checkpoint.turn, source=checkpoint.source,
+                                     paths=[c.path for c in checkpoint.changes],
+                                     not_restorable=[c.path for c in checkpoint.changes if c.before == UNKNOWN]))
 
     # -- the workspace now (a symlink is never followed) ---------------------------------------
     def _file(self, rel: str) -> Path:
@@ -352,8 +360,8 @@ class Checkpoints:
         self.undone.update(plan.turns)
         self._write({"kind": UNDO, "turns": plan.turns, "restored": restored, "overwrote": plan.conflicts,
                      "not_restored": [{"path": p, "why": why} for p, why in cannot]})
-        self._emit(UNDO, {"turns": plan.turns, "restored": restored,
-                          "not_restored": [{"path": p, "why": why} for p, why in cannot]})
+        self._emit(ev.Undone(turns=plan.turns, restored=restored,
+                             not_restored=[{"path": p, "why": why} for p, why in cannot]))
         if restored or cannot:
             self._notes.append(_note_for_model(restored, cannot))
         text = f"Restored {len(restored)} file(s) to their state before the undone turn(s)"

@@ -76,6 +76,11 @@ class ContextManager:
         self._index = JournalIndex()
         self._plan = Plan()
 
+    def set_tools(self, tools_json: str) -> None:
+        """The tool list changed (an MCP server came or went): it costs tokens in every request."""
+        self._tools_json = tools_json
+        self._tools_raw = text_tokens(tools_json)
+
     @property
     def budget(self) -> int:
         return self.settings.budget

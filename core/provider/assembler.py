@@ -174,9 +174,9 @@ class TurnAssembler:
         return self.result_
 
     # -- helpers --------------------------------------------------------------------------
-    def _say(self, event: str, data: dict[str, Any]) -> None:
+    def _say(self, event: ev.Event) -> None:
         self.result_.emitted = True
-        self._emit(event, data)
+        self._emit(event)
 
     def _building(self, payload: dict[str, Any], kind: str) -> _Building:
         index = payload.get("output_index")
@@ -193,10 +193,10 @@ class TurnAssembler:
             return
         building.done = True
         if building.type == "message":
-            self._say(ev.TEXT_DONE, {"text": building.text, "item_id": building.key})
+            self._say(ev.TextDone(text=building.text, item_id=building.key))
         elif building.type == "reasoning" and (building.reasoning or building.summary):
-            self._say(ev.REASONING_DONE, {"text": building.reasoning or "\n\n".join(building.summary),
-                                          "item_id": building.key})
+            self._say(ev.ReasoningDone(text=building.reasoning or "\n\n".join(building.summary),
+                                          item_id=building.key))
 
     # -- event handlers -------------------------------------------------------------------
     def _item_added(self, payload: dict[str, Any]) -> _Building | None:
@@ -231,7 +231,7 @@ class TurnAssembler:
         if isinstance(delta, str) and delta:
             building = self._building(payload, "message")
             building.text += delta
-            self._say(ev.TEXT, {"delta": delta, "item_id": building.key})
+            self._say(ev.TextDelta(delta=delta, item_id=building.key))
 
     def _text_done(self, payload: dict[str, Any]) -> None:
         text = payload.get("text", payload.get("refusal"))
@@ -243,7 +243,7 @@ class TurnAssembler:
         if isinstance(delta, str) and delta:
             building = self._building(payload, "reasoning")
             building.reasoning += delta
-            self._say(ev.REASONING, {"delta": delta, "summary": False, "item_id": building.key})
+            self._say(ev.ReasoningDelta(delta=delta, summary=False, item_id=building.key))
 
     def _reasoning_done(self, payload: dict[str, Any]) -> None:
         if isinstance(payload.get("text"), str):
@@ -258,10 +258,10 @@ class TurnAssembler:
         index = index if isinstance(index, int) and index >= 0 else 0
         while len(building.summary) <= index:
             if building.summary:
-                self._say(ev.REASONING, {"delta": "\n\n", "summary": True, "item_id": building.key})
+                self._say(ev.ReasoningDelta(delta="\n\n", summary=True, item_id=building.key))
             building.summary.append("")
         building.summary[index] += delta
-        self._say(ev.REASONING, {"delta": delta, "summary": True, "item_id": building.key})
+        self._say(ev.ReasoningDelta(delta=delta, summary=True, item_id=building.key))
 
     def _summary_done(self, payload: dict[str, Any]) -> None:
         text = payload.get("text")

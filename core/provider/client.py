@@ -70,7 +70,7 @@ class ResponsesClient:
             assembler = TurnAssembler(emit)
             if cancel.cancelled:  # never send (and pay for) a request the user already stopped
                 return TurnResult(status="aborted", error=ApiError(cancel.reason or "interrupted", kind="aborted"))
-            emit(ev.REQUEST_SENT, {"attempt": attempt, "max_attempts": attempts})
+            emit(ev.RequestSent(attempt=attempt, max_attempts=attempts))
             try:
                 error = self._attempt(payload, assembler, emit, cancel)
             except KeyboardInterrupt:
@@ -94,10 +94,9 @@ class ResponsesClient:
                 result.status, result.error = "error", error
                 error.message += f" (the server asked to wait {error.retry_after:.0f} s; not retrying)"
                 return result
-            emit(ev.NOTICE, {"kind": "retry", "message":
-                             f"{error.message}; retrying in {_seconds(delay)}, attempt {attempt + 1} of {attempts}",
-                             "delay": round(delay, 3), "attempt": attempt + 1, "max_attempts": attempts,
-                             "error_kind": error.kind})
+            emit(ev.Notice(kind="retry", message=f"{error.message}; retrying in {_seconds(delay)}, attempt {attempt + 1} of {attempts}",
+                             delay=round(delay, 3), attempt=attempt + 1, max_attempts=attempts,
+                             error_kind=error.kind))
             if self._wait(delay, cancel):
                 return TurnResult(status="aborted", error=ApiError(cancel.reason or "interrupted", kind="aborted"))
         raise AssertionError("unreachable")  # pragma: no cover - the loop always returns
@@ -182,7 +181,7 @@ class ResponsesClient:
         for chunk in response.iter_bytes():
             if first:
                 first = False
-                emit(ev.FIRST_BYTE, {"latency": round(time.monotonic() - started, 3)})
+                emit(ev.FirstByte(latency=round(time.monotonic() - started, 3)))
             if handle(decoder.feed(chunk)):
                 return self._terminal_error(assembler)
             if cancel.cancelled:
@@ -251,7 +250,7 @@ class _Malformed:
     def note(self) -> None:
         if not self._said:
             self._said = True
-            self._emit(ev.NOTICE, {"kind": "warning", "message": "skipped a malformed event from the server"})
+            self._emit(ev.Notice(kind="warning", message="skipped a malformed event from the server"))
 
 
 def _shutdown(sockets: list[socket.socket]) -> None:

@@ -27,41 +27,105 @@ COUNT_CHUNK = 4 * MiB
 
 
 class ArchiveWriter:
-    """A binary append-only file a running command streams into; closing it enforces the cap.
+    """A binary append-only file a running command streams into, under the archive's cap.
 
     What lands on disk is redacted like everything else the session keeps: whole lines at a time,
     so a secret split across two reads is still found (a line longer than HOLD_BYTES is written in
-    pieces, keeping back a tail long enough to hold any secret)."""
+    pieces, keeping back a tail long enough to hold any secret).
+
+    The cap holds while the command runs: before the file passes what the folder has room for, the
+    oldest archives go; when this file alone fills the cap, the rest of the output is counted, not
+    kept. A write that fails (a full disk) stops the archive, never the command: the writer runs in
+    the thread that drains the command's output."""
 
     HOLD_BYTES = 1 * MiB
     TAIL_BYTES = 4096
+    CHECK_EVERY = 4 * MiB  # bytes written between two looks at the folder's size
 
     def __init__(self, archive: OutputArchive, archive_id: str) -> None:
         self.archive = archive
         self.archive_id = archive_id
-        self.notice: str | None = None  # set on close when older archives had to go
-        self._file: BinaryIO = open_file(archive.path(archive_id), "ab")
+        self.notice: str | None = None  # set when older archives had to go, or the archive stopped
+        self.skipped = 0  # bytes of output not kept: over the cap, or after a write failed
         self._pending = b""
+        self._written = 0
+        self._allowed = 0  # bytes this file may reach before the folder is looked at again
+        self._stopped = False
+        self._file: BinaryIO | None = None
+        try:
+            make_folder(archive.folder)
+            self._file = open_file(archive.path(archive_id), "ab")
+        except OSError as exc:
+            self._stop(f"{archive_id} could not be created ({exc.strerror or exc}); this output is not kept")
 
     def write(self, data: bytes | str) -> int:
         chunk = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
         if self.archive.redact is None:
-            return self._file.write(chunk)
+            self._put(chunk)
+            return len(chunk)
         held = self._pending + chunk
         cut = held.rfind(b"\n") + 1
         if not cut and len(held) > self.HOLD_BYTES:
             cut = len(held) - self.TAIL_BYTES
         ready, self._pending = held[:cut], held[cut:]
         if ready:
-            self._file.write(self._redacted(ready))
+            self._put(self._redacted(ready))
         return len(chunk)
 
     def flush(self) -> None:
         """Write out everything, the unfinished last line included (the command has ended)."""
         if self._pending:
-            self._file.write(self._redacted(self._pending))
+            self._put(self._redacted(self._pending))
             self._pending = b""
-        self._file.flush()
+        if self._file is not None:
+            self._guarded(self._file.flush)
+
+    def _put(self, data: bytes) -> None:
+        if self._stopped or self._file is None:
+            self.skipped += len(data)
+            return
+        if self._written + len(data) > self._allowed:
+            self._make_room(len(data))
+        room = self._allowed - self._written
+        if len(data) > room:  # the cap is reached: keep what fits with the closing line, then only count
+            kept = max(0, room - len(_STOPPED))
+            self._guarded(self._file.write, data[:kept])
+            self.skipped += len(data) - kept
+            self._stop(f"{self.archive_id} reached the {_mb(self.archive.max_total_bytes)} archive cap; "
+                       "the rest of its output is not kept")
+            return
+        if self._guarded(self._file.write, data):
+            self._written += len(data)
+
+    def _make_room(self, need: int) -> None:
+        room, notice = self.archive.make_room(self.archive_id, self._written + need)
+        self._allowed = min(room, self._written + max(need, self.CHECK_EVERY))
+        if notice:
+            self._say(notice)
+
+    def _guarded(self, action: Callable[..., object], *args: object) -> bool:
+        try:
+            action(*args)
+            return True
+        except OSError as exc:
+            self._stop(f"{self.archive_id} could not be written ({exc.strerror or exc}); the rest of its output "
+                       "is not kept")
+            return False
+
+    def _stop(self, why: str) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        self._say(why)
+        try:
+            if self._file is not None:
+                self._file.write(_STOPPED)
+                self._file.flush()
+        except OSError:
+            pass
+
+    def _say(self, notice: str) -> None:
+        self.notice = f"{self.notice}; {notice}" if self.notice else notice
 
     def _redacted(self, data: bytes) -> bytes:
         assert self.archive.redact is not None
@@ -70,13 +134,18 @@ class ArchiveWriter:
 
     @property
     def closed(self) -> bool:
-        return self._file.closed
+        return self._file is None or self._file.closed
 
     def close(self) -> None:
-        if not self._file.closed:
+        if self._file is not None and not self._file.closed:
             self.flush()
-            self._file.close()
-            self.notice = self.archive.enforce_cap(keep=self.archive_id)
+            try:
+                self._file.close()
+            except OSError as exc:
+                self._stop(f"{self.archive_id} could not be written ({exc.strerror or exc})")
+            notice = self.archive.enforce_cap(keep=self.archive_id)
+            if notice:
+                self._say(notice)
 
     def __enter__(self) -> ArchiveWriter:
         return self
@@ -84,6 +153,9 @@ class ArchiveWriter:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+_STOPPED = b"\n[the archive stops here: see the session's notice]\n"
 
 
 class OutputArchive:
@@ -101,17 +173,24 @@ class OutputArchive:
     def new_id(self) -> str:
         """The next free id ("out-1", "out-2"...), after any archive already in the folder.
 
-        The file is created at once, so two sessions sharing a folder never get the same id.
+        The file is created at once, so two sessions sharing a folder never get the same id. When
+        it cannot be (a full disk), the id is still given: its writer says why nothing is kept.
         """
         with self._lock:
-            make_folder(self.folder)
+            try:
+                make_folder(self.folder)
+            except OSError:
+                pass  # the writer reports it
             number = max(self._numbers(), default=0) + 1
             while True:
                 try:
                     open_file(self.path(f"out-{number}"), exclusive=True).close()
-                    return f"out-{number}"
                 except FileExistsError:
                     number += 1
+                    continue
+                except OSError:
+                    pass
+                return f"out-{number}"
 
     def path(self, archive_id: str) -> Path:
         if not _ID_RE.match(archive_id):
@@ -127,8 +206,23 @@ class OutputArchive:
             w.write(data)
         return w.notice
 
-    def enforce_cap(self, keep: str | None = None) -> str | None:
-        """Drop the oldest archives until the folder is under the cap; `keep` always stays."""
+    def make_room(self, archive_id: str, size: int) -> tuple[int, str | None]:
+        """Drop the oldest archives until `archive_id` can grow to `size` bytes under the cap (or no
+        other is left); returns the size it may reach, and the notice when archives went."""
+        notice = self.enforce_cap(keep=archive_id, extra=max(0, size - self._size(archive_id)))
+        with self._lock:
+            others = sum(self._size(f"out-{n}") for n in self._numbers() if f"out-{n}" != archive_id)
+        return max(0, self.max_total_bytes - others), notice
+
+    def _size(self, archive_id: str) -> int:
+        try:
+            return self.path(archive_id).stat().st_size
+        except OSError:
+            return 0
+
+    def enforce_cap(self, keep: str | None = None, extra: int = 0) -> str | None:
+        """Drop the oldest archives until the folder, plus `extra` bytes to come, is under the cap;
+        `keep` always stays."""
         with self._lock:
             files = sorted(((n, self.folder / f"out-{n}.log") for n in self._numbers()), key=lambda x: x[0])
             sizes = {n: p.stat().st_size for n, p in files if p.exists()}
@@ -136,7 +230,7 @@ class OutputArchive:
             dropped: list[int] = []
             freed = 0
             for n, p in files:
-                if total - freed <= self.max_total_bytes:
+                if total + extra - freed <= self.max_total_bytes:
                     break
                 if f"out-{n}" == keep or n not in sizes:
                     continue

@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from core.console import OutputDecoder, console_encoding
+
 # The escapes that terminals interpret instead of printing: CSI (colours, cursor moves, erase),
 # OSC (titles, hyperlinks) ended by BEL or ST, charset selection and the other two-byte escapes.
 # It is the expression the benchmark labels were made with, so nothing it keeps is removed here.
@@ -41,10 +43,46 @@ class Cleaned:
 
 
 def decode(output: str | bytes) -> str:
-    """Bytes from a pipe are UTF-8 in practice; anything else is shown, not fatal."""
-    if isinstance(output, bytes):
-        return output.decode("utf-8", errors="replace")
-    return output
+    """Bytes to text: UTF-8, or per line the console's code page (a Chinese Windows console writes
+    GBK to a pipe); where that is unknown, a legacy code page the bytes read cleanly in. Whatever is
+    left undecodable is shown as U+FFFD, never fatal."""
+    if isinstance(output, str):
+        return output
+    try:
+        return output.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    return OutputDecoder(console_encoding() or guess_code_page(output)).decode(output, final=True)
+
+
+# Legacy code pages worth guessing, with the characters their text is mostly made of: bytes that
+# happen to decode in one of them but come out as something else are not that code page.
+# Only the Chinese ones: Shift-JIS bytes read as valid GBK Han, so a Japanese console's output is
+# read right only where the console's own code page is known (on Windows itself).
+_HAN = r"\u2010-\u203b\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # and the punctuation used with it
+_CODE_PAGES = (("gbk", re.compile(f"[{_HAN}]")), ("big5", re.compile(f"[{_HAN}]")))
+_NOT_ASCII_RE = re.compile(r"[^\x00-\x7f]")
+_GUESS_BYTES = 1 << 20  # enough of a large output to judge by
+
+
+def guess_code_page(data: bytes) -> str | None:
+    """The code page whose reading of the non-UTF-8 lines is valid and mostly its own script."""
+    lines = []
+    for line in data[:_GUESS_BYTES].split(b"\n"):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            lines.append(line)
+    sample = b"\n".join(lines)
+    for name, script in _CODE_PAGES:
+        try:
+            text = sample.decode(name)
+        except UnicodeDecodeError:
+            continue
+        wide = _NOT_ASCII_RE.findall(text)
+        if wide and len(script.findall(text)) >= 0.8 * len(wide):
+            return name
+    return None
 
 
 def strip_ansi(text: str) -> str:

@@ -27,6 +27,8 @@ _RUN_WRAPPERS = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "h
                  "pnpm": "exec", "yarn": "exec", "bundle": "exec", "conda": "run", "mamba": "run", "npm": "exec"}
 _DLX = {"pnpm": "dlx", "yarn": "dlx"}
 _NUMBER_RE = re.compile(r"^\d+(\.\d+)?[smhd]?$")
+# shlex grows each token a character at a time (quadratic): a longer line is split on spaces.
+MAX_LEXED_CHARS = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -77,10 +79,12 @@ def parse_command(raw: str) -> Command:
 def _split(raw: str) -> list[list[list[str]]]:
     """Pipelines, each a list of simple commands' words (redirections left out)."""
     try:
+        if len(raw) > MAX_LEXED_CHARS:
+            raise ValueError("too long for shlex")
         lexer = shlex.shlex(raw, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
         tokens = list(lexer)
-    except ValueError:  # unbalanced quotes: a rough split still names the programs
+    except ValueError:  # unbalanced quotes, or too long: a rough split still names the programs
         tokens = raw.split()
     pipelines: list[list[list[str]]] = [[[]]]
     segments = pipelines[-1]

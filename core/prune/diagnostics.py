@@ -6,7 +6,9 @@ Three shapes cover most of them:
   (tsc, msbuild), `path:line:col - error ...` (pyright, tsc --pretty);
 - separated: a `severity[CODE]: message` or `CODE message` line, then ` --> path:line:col` and an
   annotated code frame (rustc, ruff's default format, miette/codespan-style reports);
-- stylish: a path line, then `  line:col  severity  message  rule` rows (eslint, yamllint).
+- stylish: a path line, then `  line:col  severity  message  rule` rows (eslint, yamllint);
+- annotated: `In path line N:`, the source line, then `^-- CODE (severity): message` under the column
+  (shellcheck's default format).
 
 A finding's header and location are what someone fixing it needs; its code frame helps for the
 first few only. So error-level headers and locations are pinned, warnings are kept up to a cap and
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from core.prune.output import Output
 from core.prune.rules import kinds_note
 from core.prune.selection import Selection
+from core.prune.words import SEVERITIES, SEVERITY_ALTERNATION
 
 # A path with an extension or a folder, or a well-known extensionless file name.
 _PATH = (r"(?:[A-Za-z]:)?(?:[\w.~@+\-]*[/\\])*(?:[\w.@+\-]+\.[A-Za-z][\w]{0,9}|[\w.@+\-]+(?=[/\\])|"
@@ -37,8 +40,11 @@ _STYLISH_RE = re.compile(r"^\s+\d+:\d+\s+(error|warning|info|✖|⚠|×)\s+\S")
 _LINE_SCAN_RE = re.compile(r"^\s{0,4}[\w.\[/\\~@+\-][^\s:(]*(?::\[?\d|\(\d)|^\s+\d+:\d+\s", re.M)
 _SEVERITY_RE = re.compile(
     r"(?:^|[\s(\[/-])(fatal error|error|Error|ERROR|fatal|FATAL|warning|Warning|WARNING|warn|WARN|note|info|INFO"
-    r"|information|hint|style|remark|help|convention|refactor)(?=[\s:)\]/]|$)"
+    r"|information|hint|style|remark|help|convention|refactor|" + SEVERITY_ALTERNATION + r")(?=[\s:：)\]/]|$)"
 )
+_ANNOTATION_RE = re.compile(r"^\s*\^-*\^? ([A-Z]{1,5}\d{1,5}) \((error|warning|info|style|note)\): ")
+_ANNOTATED_AT_RE = re.compile(r"^In \S.* line \d+:$")
+ANNOTATED_REACH = 30  # lines between an annotation and its `In path line N:`
 _CODE_RE = re.compile(r"^[A-Z]{1,5}\d{1,5}\b")  # F401, UP035, SIM118, C0114, SC2086, DL3008
 _HEADER_RE = re.compile(r"^(?:(error|warning|note|help|info)(?:\[[\w\-/]+\])?:|[A-Z]{1,5}\d{1,5}\b)")
 _FRAME_RE = re.compile(r"^\s*(?:\d+\s*)?[|│┆╎]|^\s*[=·]\s|^\s*(?:help|note|hint|suggestion):|^\s*[╰└`]─|^\s*\.\.\.$")
@@ -46,6 +52,7 @@ ERROR, WARNING, NOTE = "error", "warning", "note"
 _LEVEL = {"fatal error": ERROR, "error": ERROR, "fatal": ERROR, "warning": WARNING, "warn": WARNING,
           "note": NOTE, "info": NOTE, "information": NOTE, "hint": NOTE, "style": WARNING, "remark": NOTE,
           "help": NOTE, "convention": WARNING, "refactor": WARNING, "✖": ERROR, "×": ERROR, "⚠": WARNING}
+_LEVEL.update({word: _LEVEL[level] for word, level in SEVERITIES.items()})
 # pylint's message classes (a letter and four digits): only E and F are errors.
 _PYLINT_CODE_RE = re.compile(r"^[CRWI]\d{4}\b")
 
@@ -53,7 +60,7 @@ MAX_FINDINGS = 20_000  # past this many the budget cuts anyway
 MIN_FINDINGS = 3  # fewer are left to the error windows of the generic rules
 FRAMES = 2  # error findings that keep their code frame
 FRAME_KEPT = 8  # lines of such a frame
-WARNINGS_WITH_ERRORS = 10  # warning findings kept when there are errors too
+WARNINGS_WITH_ERRORS = 3  # warning findings kept when there are errors too
 WARNINGS_ALONE = 60  # warning findings kept when they are all there is
 MAX_BLOCK = 40
 FRAME_LINES = "code frame lines"
@@ -94,6 +101,10 @@ def find(out: Output) -> list[Finding]:
             continue
         level, kind = level_of(lines[head]) or (ERROR, "finding")  # the arrow makes it one
         found[head] = Finding(head, i, _block_end(lines, i + 1), level, kind)
+    for i in sorted(out.lines_with("^-")):
+        if (a := _ANNOTATION_RE.match(lines[i])) is not None:
+            at = next((j for j in range(i - 1, max(i - ANNOTATED_REACH, -1), -1) if _ANNOTATED_AT_RE.match(lines[j])), i)
+            found[i] = Finding(i, at, i + 1, _LEVEL[a.group(2)] if a.group(2) != "info" else NOTE, a.group(1))
     covered = bytearray(len(lines))  # lines inside a separated finding's block
     for f in found.values():
         covered[f.head:f.stop] = b"\x01" * (f.stop - f.head)

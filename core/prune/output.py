@@ -20,6 +20,7 @@ class Output:
     lines: list[str]
     command: Command
     exit_code: int | None
+    glued: frozenset[int] = frozenset()  # lines split off the end of the line before them (see glued.py)
 
     @cached_property
     def lower(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from core.prune import stacks
+from core.prune import glued, stacks
 from core.prune.budget import fit
 from core.prune.clean import clean, decode
 from core.prune.command import parse_command
@@ -47,7 +47,9 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
     original = len(raw)
     raw, exit_code = split_own_header(raw, exit_code)  # pruning a pruned result again
     cleaned = clean(raw)
-    out = Output(cleaned.text, cleaned.lines, parse_command(command), exit_code)
+    lines, glued_lines = glued.split(cleaned.text, cleaned.lines)
+    text = "\n".join(lines) if glued_lines else cleaned.text
+    out = Output(text, lines, parse_command(command), exit_code, glued_lines)
     view = is_view(out.command)
     family = pick(out)
     name = VIEW if view else family.name
@@ -59,13 +61,17 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
     hidden = Counter(cleaned.hidden)
     room = max(budget_chars - len(head) - STAMP_ROOM, 0)
     if view:  # the answer itself: cut by the budget only
-        fitted = fit(Selection(cleaned.lines, default=PINNED), out, room, by_errors=False)
+        sel = Selection(lines, default=PINNED)
+        sel.glued = glued_lines
+        fitted = fit(sel, out, room, by_errors=False)
     else:
         sel = family.select(out)
+        sel.glued = glued_lines
         if family.errors_first:  # stack traces look alike in every tool's output
             stacks.apply(sel, out, force=True)
         fold_similar(sel)
         sel.tidy_blanks()
+        glued.join_levels(sel)
         fitted = fit(sel, out, room, family.errors_first)
     hidden.update(fitted.hidden)
     text = _assemble(head, fitted.lines, hidden, original, archive_id, budget_chars if fitted.cut else None)

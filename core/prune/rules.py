@@ -14,24 +14,28 @@ from collections.abc import Iterable
 from itertools import accumulate
 
 from core.prune.selection import Selection
+from core.prune.words import ERROR_ALTERNATION, WARNING_ALTERNATION, ZERO_ALTERNATION
 
 # Words that make a line worth keeping in any tool's output. Class names (`KeyError`,
-# `IOException`) count; `errors=0`, `0 failed` and `no errors` do not (see _ZERO_RE).
+# `IOException`) count; `errors=0`, `0 failed`, `no errors` and `No syntax errors` do not (see _ZERO_RE).
 ERROR_RE = re.compile(
     r"\b(?:error|errors|ERROR|ERRORS|Error|Errors|FAIL|FAILED|FAILURE|FAILURES|Fail|Failed|failed|failure|failures"
     r"|Failure|FATAL|Fatal|fatal|PANIC|panic|panicked|Traceback|CRITICAL|Exception|exception|Aborted|Killed"
     r"|[Cc]annot|[Uu]nable to)\b"
     r"|\w(?:Error|Exception|Failure)\b|Segmentation fault|core dumped|undefined reference|No such file or directory"
     r"|Permission denied|command not found|not found\b|timed out|Connection refused|can't|\bERR!|\bERR_"
+    r"|" + ERROR_ALTERNATION
 )
 _ZERO_RE = re.compile(
-    r"\b(?:0|no|zero|No) (?:errors?|failures?|failed|fatal)\b|\b(?:errors?|failures?|failed)[=:] ?0\b",
+    r"\b(?:0|no|zero|No) (?:[a-z]+ )?(?:errors?|failures?|failed|fatal)\b|\b(?:errors?|failures?|failed)[=:] ?0\b|" + ZERO_ALTERNATION,
 )
 # Lowercase needles: every ERROR_RE match contains one of them.
 _ERROR_NEEDLES = ("error", "fail", "fatal", "panic", "traceback", "critical", "exception", "abort", "killed",
                   "cannot", "unable to", "segmentation", "core dumped", "undefined reference",
                   "no such file", "permission denied", "not found", "timed out", "refused", "can't", "err!", "err_")
-WARNING_RE = re.compile(r"\b(?:warning|warnings|Warning|WARNING|WARN|warn|Warn)\b|\w+Warning\b")
+# The translated words, found in one pass: a `find` per word over a long log costs a second.
+_TRANSLATED_ERROR_RE = re.compile(ERROR_ALTERNATION)
+WARNING_RE = re.compile(r"\b(?:warning|warnings|Warning|WARNING|WARN|warn|Warn)\b|\w+Warning\b|" + WARNING_ALTERNATION)
 # `src/app.ts:3:5`, `main.c:12: error`, `File "x.py", line 3`, `app.ts(3,5)`, ` --> src/main.rs:4:5`
 LOCATION_RE = re.compile(
     r"(?:^|[\s(\[\"'])(?:[\w.~@+-]*[/\\])*[\w.@+-]+\.[A-Za-z][\w]{0,9}(?::\d+(?::\d+)?|\(\d+,\d+\))"
@@ -87,7 +91,9 @@ def lines_containing(lower_text: str, starts: list[int], needles: Iterable[str])
 
 
 def find_error_lines(lines: list[str], lower_text: str, starts: list[int]) -> list[int]:
-    return [i for i in lines_containing(lower_text, starts, _ERROR_NEEDLES) if is_error_line(lines[i])]
+    found = set(lines_containing(lower_text, starts, _ERROR_NEEDLES))
+    found.update(bisect_right(starts, m.start()) - 1 for m in _TRANSLATED_ERROR_RE.finditer(lower_text))
+    return [i for i in sorted(found) if is_error_line(lines[i])]
 
 
 def keep_windows(sel: Selection, indices: Iterable[int], before: int, after: int) -> None:

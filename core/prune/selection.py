@@ -47,6 +47,9 @@ class Selection:
         # Pinned lines that must outlast the other pinned ones when the budget cuts, most vital last:
         # a diff's file headers, then the messages around it (a formatter's "would reformat x.py").
         self.vital: list[set[int]] = []
+        # Lines that continue the line before them: a diagnostic split off the end of another line,
+        # written back onto it when rendered.
+        self.glued: frozenset[int] = frozenset()
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -112,12 +115,12 @@ class Selection:
             pos = start
             while k < len(note_at) and note_at[k] < stop:
                 if kept_run:
-                    out.extend(self.lines[pos:max(note_at[k], pos)])
+                    self._emit(out, pos, max(note_at[k], pos))
                     pos = max(note_at[k], pos)
                 out.extend(self.notes[note_at[k]])
                 k += 1
             if kept_run:
-                out.extend(self.lines[pos:stop])
+                self._emit(out, pos, stop)
                 continue
             counts = Counter(self.reasons[start:stop])
             counts.pop(BLANK, None)
@@ -126,13 +129,24 @@ class Selection:
                 continue
             text = marker(counts) if counts else ""
             if stop - start <= 3 and sum(len(line) + 1 for line in self.lines[start:stop]) <= len(text) + 1:
-                out.extend(self.lines[start:stop])  # a marker longer than what it hides saves nothing
+                self._emit(out, start, stop)  # a marker longer than what it hides saves nothing
                 continue
             total.update(counts)
             out.append(text)
         for key in note_at[k:]:
             out.extend(self.notes[key])
         return Rendered(out, total)
+
+    def _emit(self, out: list[str], start: int, stop: int) -> None:
+        """Lines start..stop, each glued line written back onto the line before it."""
+        if not self.glued:
+            out.extend(self.lines[start:stop])
+            return
+        for i in range(start, stop):
+            if i in self.glued and i > start:
+                out[-1] += self.lines[i]
+            else:
+                out.append(self.lines[i])
 
 
 def marker(counts: Counter) -> str:

@@ -38,6 +38,7 @@ _LIBRARY_RE = re.compile(
     r"|\bat (?:System|Microsoft)\.|/gems/|/rubygems/|/ruby/\d"
     r"|/usr/(?:local/)?(?:go|lib)/|/go/pkg/mod/|^\s*(?:runtime|testing|reflect|sync)\.\S+\(|/src/runtime/"
     r"|\b(?:std|core|alloc|test)::|/rustc/|__rust|rust_begin_unwind|\blibc\.so|\blibstdc\+\+|\blibasan|\blibubsan"
+    r"|/libsanitizer/|\bin __interceptor_"
     r"|\blibtsan|\bvgpreload_|\(in /|\bfrom /lib|\bat \./(?:nptl|stdlib|csu|sysdeps|libio|signal)/|\(/lib|\(/usr/lib"
     r"|\b_start\b|__libc_start|\(BuildId|<unknown>"
 )
@@ -50,6 +51,11 @@ MIN_RUN = 3  # shorter runs of frames are left as they are
 
 def is_frame(line: str) -> bool:
     return _FRAME_RE.match(line) is not None
+
+
+def is_library(frame: str) -> bool:
+    """Whether a frame is in a runtime, a standard library or a dependency rather than the user's code."""
+    return _LIBRARY_RE.search(frame) is not None
 
 
 def apply(sel: Selection, out: Output, force: bool = False) -> list[tuple[int, int]]:
@@ -90,7 +96,7 @@ def _mark(sel: Selection, lines: list[str], start: int, stop: int, force: bool =
             sel.pin(j)
             continue
         frames += 1
-        library = _LIBRARY_RE.search(line) is not None
+        library = is_library(line)
         if frames <= INNERMOST or (not library and user < MAX_USER):
             if not force:
                 sel.pin(j)

@@ -15,6 +15,9 @@ from typing import Any
 
 from core.cancel import Cancel
 from core.checkpoints.commands import diff_text, undo_text
+from core.mcp.open import allow_workspace_server
+from core.mcp.report import mcp_data, mcp_text
+from core.modes import AUTO, MODES, SUMMARY
 from core.runtime.open import Session, SessionNotFound, format_sessions, open_session
 from core.session.journal import JournalError
 
@@ -43,7 +46,8 @@ def _sessions(session: Session, arg: str, cancel: Cancel) -> Reply:
 def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
-        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approve,
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.mode,
+                           interactive=agent.approvals.interactive, allow=agent.approvals.extra_rules(),
                            resume=arg or None, resume_latest=not arg, exclude=session.journal.id)
     except (SessionNotFound, JournalError) as exc:
         return Reply(f"Cannot resume: {exc}")
@@ -56,7 +60,8 @@ def _resume(session: Session, arg: str, cancel: Cancel) -> Reply:
 def _clear(session: Session, arg: str, cancel: Cancel) -> Reply:
     agent = session.agent
     try:
-        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approve)
+        new = open_session(agent.settings, agent.emit, agent.workspace.root, agent.approvals.mode,
+                           interactive=agent.approvals.interactive, allow=agent.approvals.extra_rules())
     except JournalError as exc:
         return Reply(f"Cannot start a new session: {exc}")
     session.close()
@@ -76,8 +81,42 @@ def _model(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(f"Model: {name} from the next request on", data={"model": name})
 
 
+def _mode(session: Session, arg: str, cancel: Cancel) -> Reply:
+    approvals = session.agent.approvals
+    sandbox = approvals.sandbox
+    usable = [m for m in MODES if m != AUTO or sandbox.active]
+    name = arg.split()[0].lower() if arg.strip() else ""
+    if name == "next":  # Shift-Tab in the TUI: the next mode this machine can use
+        name = usable[(usable.index(approvals.mode) + 1) % len(usable)] if approvals.mode in usable else usable[0]
+    if not name:
+        return Reply(f"Mode: {approvals.mode} ({SUMMARY[approvals.mode]}). Sandbox: {sandbox.describe()}.\n"
+                     f"Switch with /mode {'|'.join(usable)}.", data={"mode": approvals.mode})
+    if name not in MODES:
+        return Reply(f"Unknown mode {name!r}: the modes are {', '.join(MODES)}.")
+    if name not in usable:
+        return Reply(f"The auto mode runs commands in a sandbox, and none works here ({sandbox.reason}).")
+    approvals.mode = name
+    return Reply(f"Mode: {name} ({SUMMARY[name]}) from the next command on.", data={"mode": name})
+
+
 def _context(session: Session, arg: str, cancel: Cancel) -> Reply:
     return Reply(session.agent.context_report(), data=session.agent.context_data())
+
+
+def _mcp(session: Session, arg: str, cancel: Cancel) -> Reply:
+    tools = session.agent.mcp
+    verb, _, name = arg.partition(" ")
+    if verb in ("restart", "allow"):
+        if not name.strip():
+            return Reply(f"Usage: /mcp {verb} NAME")
+        if tools is None:
+            return Reply("No MCP servers are configured.")
+        if verb == "allow":
+            return Reply(allow_workspace_server(tools, name.strip()))
+        return Reply(tools.manager.restart(name.strip()))
+    if verb:
+        return Reply(f"Unknown /mcp command {verb!r}: /mcp, /mcp restart NAME, /mcp allow NAME.")
+    return Reply(mcp_text(tools), data=mcp_data(tools))
 
 
 def _compact(session: Session, arg: str, cancel: Cancel) -> Reply:
@@ -87,11 +126,13 @@ def _compact(session: Session, arg: str, cancel: Cancel) -> Reply:
 COMMANDS: dict[str, tuple[Callable[[Session, str, Cancel], Reply], str]] = {
     "/help": (_help, "show this list"),
     "/context": (_context, "what the next request holds, by source, against the budget"),
+    "/mcp": (_mcp, "MCP servers and their tools; /mcp restart NAME, /mcp allow NAME"),
     "/compact": (_compact, "summarise older turns now to free context"),
     "/clear": (_clear, "start a new conversation (the current one stays saved)"),
     "/model": (_model, "show the model, or switch: /model NAME"),
+    "/mode": (_mode, "show the approval mode, or switch: /mode auto|ask|yes"),
     "/diff": (lambda s, a, c: Reply(diff_text(s.agent, a)), "what the agent changed: /diff (session), /diff last"),
-    "/undo": (lambda s, a, c: Reply(undo_text(s.agent, a)), "put files back as before the last turn: /undo [N]"),
+    "/undo": (lambda s, a, c: Reply(undo_text(s.agent, a, c)), "put files back as before the last turn: /undo [N]"),
     "/sessions": (_sessions, "list saved sessions"),
     "/resume": (_resume, "continue a saved session: /resume [ID] (latest without ID)"),
     "/exit": (_exit, "quit (Ctrl-D works too)"),

@@ -8,12 +8,14 @@ from pathlib import Path
 from core.agent.loop import Agent
 from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
+from core.mcp.open import open_mcp
+from core.modes import ASK
 from core.protocol import Emit
 from core.prune.archive import OutputArchive
+from core.sandbox import probe, trampoline
 from core.sanitize import defuse
 from core.secrets import Redactor
 from core.session.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
-from core.tools.base import Approve
 from core.tools.shell import kill_lingering
 
 OUTPUTS_FOLDER = "outputs"
@@ -34,12 +36,15 @@ class Session:
     notices: list[str] = field(default_factory=list)
 
     def close(self) -> None:
+        if self.agent.mcp is not None:
+            self.agent.mcp.manager.close()
         self.journal.close()
         self.agent.client.close()
         kill_lingering()
 
 
-def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Approve,
+def open_session(settings: Settings, emit: Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
+                 allow: tuple[str, ...] = (),
                  resume: str | None = None, resume_latest: bool = False, exclude: str = "") -> Session:
     """A fresh session, or (with `resume`/`resume_latest`) the chosen one continued; `exclude`
     is the session asking to switch, never a candidate."""
@@ -74,7 +79,12 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, approve: Appro
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
-    agent = Agent(settings, emit, workspace, approve, journal=journal, history=history, archive=archive)
+    sandboxed = probe(settings.sandbox, settings.network != "off").active  # stdio servers run confined too
+    mcp, mcp_notices = open_mcp(settings, workspace, journal.folder, confine=(
+        (lambda program, args: trampoline.command(workspace, program, args, settings)) if sandboxed else None))
+    notices += mcp_notices
+    agent = Agent(settings, emit, workspace, mode, interactive=interactive, allow=allow, journal=journal,
+                  history=history, archive=archive, mcp=mcp)
     for record in loaded_usage:  # the session's cost goes on from where it was, summaries included
         agent.usage.add(*(int(record.get(k) or 0) for k in ("input_tokens", "cached_tokens", "output_tokens",
                                                            "reasoning_tokens")))
@@ -91,7 +101,7 @@ def format_sessions(settings: Settings, limit: int = 30) -> str:
     lines = [f"Sessions in {root} (newest first):"]
     for info in sessions[:limit]:
         prompt = defuse(info.first_prompt[:70]) + ("…" if len(info.first_prompt) > 70 else "")
-        kept = session_checkpoints_size(info.folder)  # issue 13: what /undo keeps, part of the size
+        kept = session_checkpoints_size(info.folder)  # what /undo keeps, part of the size
         extra = f" (checkpoints {_size(kept)})" if kept else ""
         lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}{extra}  {prompt}")
     if len(sessions) > limit:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from core import protocol as ev
@@ -94,19 +95,21 @@ def tool_schemas() -> list[dict[str, Any]]:
     return [tool.schema() for tool in TOOLS.values()]
 
 
-def run_tool(call: FunctionCall, ctx: ToolContext) -> FunctionCallOutput:
-    """Run one call and return its output item; emits `tool_start` and `tool` around it."""
+def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | None = None) -> FunctionCallOutput:
+    """Run one call and return its output item; emits `tool_start` and `tool` around it. `extra`:
+    the session's other tools (its MCP servers')."""
     ctx.call_id = call.call_id
-    tool = TOOLS.get(call.name)
+    tool = TOOLS.get(call.name) or (extra or {}).get(call.name)
     shown_args: Any = call.arguments
     try:
         shown_args = json.loads(call.arguments)
     except ValueError:
         pass
-    ctx.emit(ev.TOOL_START, {"call_id": call.call_id, "name": call.name, "arguments": shown_args})
+    server = tool.server if tool is not None else ""
+    ctx.emit(ev.ToolStarted(call_id=call.call_id, name=call.name, arguments=shown_args, server=server))
     start = time.monotonic()
     if tool is None:
-        result = ToolResult(f"error: there is no tool named {call.name!r}; available: {', '.join(TOOLS)}",
+        result = ToolResult(f"error: there is no tool named {call.name!r}; available: {', '.join([*TOOLS, *(extra or {})])}",
                             status="error")
     else:
         try:
@@ -123,7 +126,7 @@ def run_tool(call: FunctionCall, ctx: ToolContext) -> FunctionCallOutput:
         except Exception as exc:  # a bug in a tool must not end the session
             result = ToolResult(f"error: {call.name} crashed ({type(exc).__name__}: {exc})", status="error")
     duration = time.monotonic() - start
-    ctx.emit(ev.TOOL, {"call_id": call.call_id, "name": call.name, "arguments": shown_args,
-                       "result": result.output, "status": result.status, "duration": round(duration, 3)})
+    ctx.emit(ev.ToolFinished(call_id=call.call_id, name=call.name, arguments=shown_args,
+                       result=result.output, status=result.status, duration=round(duration, 3), server=server))
     meta = {"tool": call.name, "status": result.status, **result.meta}
     return FunctionCallOutput(call_id=call.call_id, output=result.output, meta=meta)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.cancel import Cancel
 from core.config import Settings
+from core.modes import AUTO
 from core.protocol import Emit
 from core.prune.archive import OutputArchive
 from core.tools.workspace import Workspace
@@ -42,6 +43,10 @@ class ToolContext:
     archive: OutputArchive | None = None  # where run_shell keeps full outputs, when there is one
     checkpoints: Checkpoints | None = None  # records every change to the workspace, when there is a session
     result_chars: int = 12_000  # the pruner's budget: the context's per-result cap, in characters
+    # Asks whether a command the sandbox blocked may run again outside it; None: `approve` is asked.
+    approve_unconfined: Approve | None = None
+    mode: str = AUTO  # the approval mode (core.modes): which commands ask before they run
+    allowed: Callable[[str, str], bool] = lambda command, dialect: False  # the workspace's allow rules
 
 
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]
@@ -53,6 +58,7 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     handler: Handler
+    server: str = ""  # the MCP server that serves it; empty for the built-in tools
 
     def schema(self) -> dict[str, Any]:
         """The flat Responses-API function tool shape."""
@@ -78,7 +84,7 @@ def parse_arguments(raw: str, tool: Tool) -> dict[str, Any]:
     if missing:
         raise ToolError(f"missing required argument(s): {', '.join(missing)}")
     unknown = [name for name in args if name not in props]
-    if unknown:
+    if unknown and tool.parameters.get("additionalProperties") is False:
         raise ToolError(f"unknown argument(s): {', '.join(unknown)}; {tool.name} takes {', '.join(props)}")
     return {name: _coerce(name, value, props[name]) for name, value in args.items() if value is not None}
 

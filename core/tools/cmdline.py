@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 LIT, GLOB, VAR, TILDE, SUB = "lit", "glob", "var", "tilde", "sub"
 _RAW = "raw"  # an unquoted `{`, `,`, `}` or `~` inside a word, until brace and tilde expansion place it
 MAX_BRACE_WORDS = 256  # a brace expansion that makes more words than this stands for unknown text
+MAX_BRACE_CHARS = 4096  # a word with more unquoted `{`, `,`, `}` stands for unknown text too
 
 
 @dataclass
@@ -38,6 +39,35 @@ class Word:
     @classmethod
     def of(cls, text: str) -> Word:
         return cls([(LIT, text)])
+
+
+class _Builder:
+    """A word being read: literal text collects in a list, so a word of a million escaped
+    characters costs a million appends, not a million ever-longer copies."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, str]] = []
+        self._text: list[str] = []
+
+    def add(self, kind: str, text: str) -> None:
+        if kind == LIT:
+            self._text.append(text)
+            return
+        self._flush()
+        self.parts.append((kind, text))
+
+    @property
+    def empty(self) -> bool:
+        return not self.parts and not self._text
+
+    def word(self) -> Word:
+        self._flush()
+        return Word(self.parts)
+
+    def _flush(self) -> None:
+        if self._text:
+            self.parts.append((LIT, "".join(self._text)))
+            self._text = []
 
 
 @dataclass
@@ -72,6 +102,10 @@ class Unparsed(Exception):
 
 # -- POSIX sh -------------------------------------------------------------------------------------
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "&", "|", "(", ")", "\n")
+# Runs of characters that mean nothing special, read at once.
+_PLAIN = re.compile(r"[^ \t\n;&|()<>'\"\\$`*?\[{,}~]+")
+_PLAIN_QUOTED = re.compile(r'[^"\\$`]+')
+_TILDE = re.compile(r"~([A-Za-z0-9_.-]*)")
 _REDIRECT = re.compile(r"(?:\d*|&)(?:>>|>\||>&|<<<|<<-|<<|<>|<&|>|<)")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -144,7 +178,7 @@ class _PosixParser:
         self.heredocs.clear()
 
     def _word(self) -> Word:
-        word = Word()
+        word = _Builder()
         text = self.text
         start = self.i
         while self.i < len(text):
@@ -173,7 +207,7 @@ class _PosixParser:
                 word.add(GLOB, char)
                 self.i += 1
             elif char == "~" and self.i == start:
-                match = re.compile(r"~([A-Za-z0-9_.-]*)").match(text, self.i)
+                match = _TILDE.match(text, self.i)
                 assert match is not None
                 word.add(TILDE, match.group(1))
                 self.i = match.end()
@@ -181,25 +215,28 @@ class _PosixParser:
                 word.add(_RAW, char)
                 self.i += 1
             else:
-                word.add(LIT, char)
-                self.i += 1
-        if text.startswith("(", self.i) and len(word.parts) == 1 and word.parts[0][0] == LIT \
-                and re.fullmatch(r"[A-Za-z_]\w*\+?=", word.parts[0][1]):  # NAME=(array items)
+                run = _PLAIN.match(text, self.i)
+                end = run.end() if run else self.i + 1
+                word.add(LIT, text[self.i:end])
+                self.i = end
+        built = word.word()
+        if text.startswith("(", self.i) and len(built.parts) == 1 and built.parts[0][0] == LIT \
+                and re.fullmatch(r"[A-Za-z_]\w*\+?=", built.parts[0][1]):  # NAME=(array items)
             end = _closing(text, self.i + 1)
             body = text[self.i + 1:end]
             for simple in parse_posix(body):
                 self.current.substitutions.extend(simple.substitutions)
-            word.add(SUB, body)
+            built.parts.append((SUB, body))
             self.i = end + 1
-        return word
+        return built
 
-    def _double_quoted(self, word: Word) -> None:
+    def _double_quoted(self, word: _Builder) -> None:
         text = self.text
         while self.i < len(text):
             char = text[self.i]
             if char == '"':
                 self.i += 1
-                if not word.parts:
+                if word.empty:
                     word.add(LIT, "")
                 return
             if char == "\\" and text[self.i + 1:self.i + 2] in ('"', "\\", "$", "`", "\n"):
@@ -208,11 +245,13 @@ class _PosixParser:
             elif char in "$`":
                 self._expansion(word)
             else:
-                word.add(LIT, char)
-                self.i += 1
+                run = _PLAIN_QUOTED.match(text, self.i)
+                end = run.end() if run else self.i + 1
+                word.add(LIT, text[self.i:end])
+                self.i = end
         raise Unparsed("an unclosed double quote")
 
-    def _expansion(self, word: Word) -> None:
+    def _expansion(self, word: _Builder) -> None:
         """`$...` or a backquoted command at the current position."""
         if self.text[self.i] == "$":
             self._dollar(word)
@@ -223,7 +262,7 @@ class _PosixParser:
         self._substitution(word, self.text[self.i + 1:end])
         self.i = end + 1
 
-    def _dollar(self, word: Word) -> None:
+    def _dollar(self, word: _Builder) -> None:
         text = self.text
         nxt = text[self.i + 1:self.i + 2]
         if text.startswith("$((", self.i):
@@ -269,7 +308,7 @@ class _PosixParser:
             word.add(LIT, "$")
             self.i += 1
 
-    def _substitution(self, word: Word, body: str) -> None:
+    def _substitution(self, word: _Builder, body: str) -> None:
         word.add(SUB, body)
         self.current.substitutions.append(body)
 
@@ -287,28 +326,16 @@ def expand_braces(word: Word) -> list[Word]:
 
 
 def _brace_alternatives(tokens: list[tuple[str, str]]) -> list[list[tuple[str, str]]] | None:
-    """Every expansion of the first well-formed brace group, recursively; None when too many."""
-    for start, token in enumerate(tokens):
-        if token != (_RAW, "{"):
-            continue
-        depth, commas = 0, []
-        for end in range(start, len(tokens)):
-            if tokens[end][0] != _RAW:
-                continue
-            char = tokens[end][1]
-            depth += {"{": 1, "}": -1}.get(char, 0)
-            if char == "," and depth == 1:
-                commas.append(end)
-            if depth == 0:
-                break
-        else:
-            continue
-        inner = tokens[start + 1:end]
+    """Every expansion of the first well-formed brace group, recursively; None when too many, or
+    when the word has more brace characters than any real command needs."""
+    if sum(kind == _RAW for kind, _ in tokens) > MAX_BRACE_CHARS:
+        return None
+    for start, end, commas in _brace_groups(tokens):
         if commas:
             bounds = [start, *commas, end]
             choices = [tokens[a + 1:b] for a, b in itertools.pairwise(bounds)]
         else:
-            choices = _sequence(inner)
+            choices = _sequence(tokens[start + 1:end])
             if choices is None:
                 continue
         out: list[list[tuple[str, str]]] = []
@@ -319,6 +346,23 @@ def _brace_alternatives(tokens: list[tuple[str, str]]) -> list[list[tuple[str, s
             out.extend(more)
         return out
     return [tokens]
+
+
+def _brace_groups(tokens: list[tuple[str, str]]) -> list[tuple[int, int, list[int]]]:
+    """Each matched `{`...`}` as (start, end, its top-level commas), by start, found in one pass."""
+    open_groups: list[tuple[int, list[int]]] = []
+    groups: list[tuple[int, int, list[int]]] = []
+    for index, (kind, char) in enumerate(tokens):
+        if kind != _RAW:
+            continue
+        if char == "{":
+            open_groups.append((index, []))
+        elif char == "," and open_groups:
+            open_groups[-1][1].append(index)
+        elif char == "}" and open_groups:
+            start, commas = open_groups.pop()
+            groups.append((start, index, commas))
+    return sorted(groups)
 
 
 def _sequence(inner: list[tuple[str, str]]) -> list[list[tuple[str, str]]] | None:
@@ -429,7 +473,7 @@ def parse_powershell(text: str) -> list[Simple]:
 
 
 def _ps_word(text: str, i: int, current: Simple) -> tuple[Word, int]:
-    word = Word()
+    word = _Builder()
     while i < len(text):
         char = text[i]
         if char in " \t\r\n;|{}(),>":
@@ -470,7 +514,7 @@ def _ps_word(text: str, i: int, current: Simple) -> tuple[Word, int]:
                 else:
                     word.add(LIT, c)
                     i += 1
-            if not word.parts:
+            if word.empty:
                 word.add(LIT, "")
         elif char == "`" and i + 1 < len(text):
             word.add(LIT, text[i + 1])
@@ -480,16 +524,16 @@ def _ps_word(text: str, i: int, current: Simple) -> tuple[Word, int]:
         elif char in "*?[":
             word.add(GLOB, char)
             i += 1
-        elif char == "~" and not word.parts:
+        elif char == "~" and word.empty:
             word.add(TILDE, "")
             i += 1
         else:
             word.add(LIT, char)
             i += 1
-    return word, i
+    return word.word(), i
 
 
-def _ps_dollar(text: str, i: int, word: Word, current: Simple) -> int:
+def _ps_dollar(text: str, i: int, word: _Builder, current: Simple) -> int:
     if text.startswith("$(", i):
         end = _closing(text, i + 2)
         body = text[i + 2:end]
@@ -539,7 +583,7 @@ def parse_cmd(text: str) -> list[Simple]:
 
 
 def _cmd_word(text: str, i: int) -> tuple[Word, int]:
-    word = Word()
+    word = _Builder()
     quoted = False
     while i < len(text):
         char = text[i]
@@ -547,7 +591,7 @@ def _cmd_word(text: str, i: int) -> tuple[Word, int]:
             break
         if char == '"':
             quoted = not quoted
-            if not word.parts:
+            if word.empty:
                 word.add(LIT, "")
             i += 1
         elif char == "^" and not quoted and i + 1 < len(text):
@@ -562,7 +606,7 @@ def _cmd_word(text: str, i: int) -> tuple[Word, int]:
         else:
             word.add(LIT, char)
             i += 1
-    return word, i
+    return word.word(), i
 
 
 PARSERS = {"posix": parse_posix, "powershell": parse_powershell, "cmd": parse_cmd}

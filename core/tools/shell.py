@@ -20,9 +20,11 @@ from core import protocol as ev
 from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
 from core.prune import prune
+from core.sandbox import Confinement, confine, sandbox_denial
+from core.sandbox.reaper import MARK, become_subreaper, end_adopted
 from core.secrets import EnvPolicy, scrub_env
 from core.tools.base import ToolContext, ToolError, ToolResult
-from core.tools.safety import destructive_reason
+from core.tools.safety import NOT_KNOWN_READ_ONLY, Question, command_question
 from core.tools.shells import detect_shell
 
 # Keeps memory bounded for commands that print gigabytes; the archive on disk keeps every byte.
@@ -32,6 +34,7 @@ BACKGROUND_GRACE_SECONDS = 0.5
 # Process groups whose background jobs outlived their command; killed when the session closes.
 _lingering: set[int] = set()  # POSIX: process groups of background jobs to end with the session
 _lingering_jobs: list[Any] = []  # Windows: their Job Objects (core.tools.winjob)
+_subreaper = False  # whether this process adopts its orphaned descendants yet (Linux)
 
 
 @dataclass
@@ -47,12 +50,13 @@ class ShellRun:
 
 
 def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
-    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled.
+    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled,
+    and the agent's mark (`core.sandbox.reaper.MARK`: its descendants end with the session).
 
     On Windows a Python child writes to a pipe in the ANSI code page (cp1252 cannot even hold
     Chinese): it is told to write UTF-8."""
     env = scrub_env(os.environ, policy)
-    env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
+    env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", MARK: str(os.getpid())})
     if sys.platform == "win32":
         env.setdefault("PYTHONIOENCODING", "utf-8")
     return env
@@ -60,9 +64,11 @@ def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
 
 def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
                 sink: BinaryIO | None = None, on_output: Callable[[bytes], None] | None = None,
-                env_policy: EnvPolicy | None = None) -> ShellRun:
-    """Run `command` in the platform shell; every byte also goes to `sink` (the output archive)."""
+                env_policy: EnvPolicy | None = None, confinement: Confinement | None = None) -> ShellRun:
+    """Run `command` in the platform shell, inside `confinement` when given; every byte also goes
+    to `sink` (the output archive)."""
     shell = detect_shell()
+    _adopt_orphans()
     kwargs: dict = {}
     if sys.platform == "win32":
         # A console of its own, never shown: a child that opens CONIN$/CONOUT$ (a password prompt,
@@ -73,9 +79,24 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
     with shell.invocation(command) as argv:
-        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs)
+        try:
+            with confine(argv, confinement) as launch:  # a Landlock ruleset is needed only until the fork
+                proc = subprocess.Popen(launch.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs,
+                                        **launch.popen_kwargs)
+        except subprocess.SubprocessError:  # the child could not enter the sandbox: nothing ran
+            raise ToolError("the command did not run: it could not enter the sandbox; the user can run commands "
+                            "unconfined with --no-sandbox") from None
         return _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
+
+
+def _adopt_orphans() -> None:
+    """Once per process: descendants that leave their command's session (`setsid`, a double fork)
+    become the agent's children, so `kill_lingering` can end them with the session."""
+    global _subreaper
+    if not _subreaper:
+        _subreaper = True
+        become_subreaper()
 
 
 def _job_of(proc: subprocess.Popen) -> Any:
@@ -156,19 +177,25 @@ def _collect(proc: subprocess.Popen, job: Any, start: float, timeout: float, can
 
 def _wait(proc: subprocess.Popen, timeout: float, cancel: Cancel) -> bool:
     """Wait for the process in short slices (Windows cannot interrupt a long wait with Ctrl-C);
-    False on timeout."""
+    False on timeout. `Popen.wait` polls from half a millisecond up, so a quick command is seen
+    to end at once rather than at the end of a slice."""
     deadline = time.monotonic() + timeout
-    while proc.poll() is None:
+    while True:
+        try:
+            proc.wait(timeout=max(0.0, min(0.05, deadline - time.monotonic())))
+            return True
+        except subprocess.TimeoutExpired:
+            pass
+        if cancel.cancelled:
+            return True
         if time.monotonic() >= deadline:
             return False
-        if cancel.wait(0.05):
-            return True
-    return True
 
 
 def kill_lingering(grace: float = BACKGROUND_GRACE_SECONDS) -> None:
     """End the background jobs commands left running (called when the session closes): SIGTERM,
-    then SIGKILL for those still there after `grace` seconds (a job may ignore SIGTERM)."""
+    then SIGKILL for those still there after `grace` seconds (a job may ignore SIGTERM); and the
+    descendants that left their command's session (see `_adopt_orphans`)."""
     groups = set(_lingering)
     _lingering.clear()
     while _lingering_jobs:
@@ -186,6 +213,8 @@ def kill_lingering(grace: float = BACKGROUND_GRACE_SECONDS) -> None:
         alive = {pid for pid in alive if _signal_group(pid, 0)}
     for pid in alive:
         _signal_group(pid, signal.SIGKILL)
+    if _subreaper:
+        end_adopted(grace)
 
 
 def _signal_group(pgid: int, sig: int) -> bool:
@@ -229,26 +258,41 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command is empty")
-    danger = destructive_reason(command, ctx.workspace.root)
-    refusal = ctx.approve(f"run: {command}", danger) if danger else None
+    confinement = Confinement.for_workspace(ctx.workspace.root, ctx.settings)
+    question = command_question(command, ctx.workspace.root, ctx.mode, confined=confinement is not None,
+                                allowed=ctx.allowed, cancel=ctx.cancel)
+    if ctx.cancel.cancelled:
+        return ToolResult("interrupted by the user before it ran", status="error", meta={"command": command})
+    if question is not None and question.kind == "unconfined":
+        refusal = (ctx.approve_unconfined or ctx.approve)(f"run outside the sandbox: {command}",
+                                                          f"the sandbox would block it: {question.reason}")
+        if refusal is None:
+            confinement = None
+    else:
+        refusal = ctx.approve(f"run: {command}", question.reason) if question else None
     if refusal is not None:
-        return ToolResult(f"refused: this command looks destructive ({danger}) and was not approved ({refusal}). "
+        return ToolResult(f"refused: {_refused_because(question, ctx.mode)} and was not approved ({refusal}). "
                           "Find a narrower, reversible way, or ask the user to run it themselves.",
                           status="refused", meta={"command": command})
     # The model may ask for less time, never more than the user allows (AGENT_SHELL_TIMEOUT).
     timeout = min(max(float(args.get("timeout") or ctx.settings.shell_timeout), 1.0), ctx.settings.shell_timeout)
-    archive_id = ctx.archive.new_id() if ctx.archive is not None else None
-    live = _LiveOutput(ctx)
-    with (ctx.archive.writer(archive_id) if archive_id else nullcontext()) as sink:
-        run = run_command(command, ctx.workspace.root, timeout, ctx.cancel, sink=sink, on_output=live,
-                          env_policy=EnvPolicy.parse(ctx.settings.env_keep, ctx.settings.env_drop))
-    live.flush(final=True)
-    dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
-    if dropped:
-        ctx.emit(ev.NOTICE, {"kind": "info", "message": f"output archive: {dropped}"})
-    pruned = prune(OutputDecoder(console_encoding()).decode(run.output, final=True), command=command, exit_code=run.exit_code, archive_id=archive_id,
+    run, output, archive_id, dropped = _execute(command, ctx, timeout, confinement)
+    blocked = sandbox_denial(output, run.exit_code, confinement.policy) if confinement else None
+    sandbox_note = ""
+    if blocked is not None:
+        approve = ctx.approve_unconfined or ctx.approve
+        refusal = approve(f"run outside the sandbox: {command}", f"the sandbox blocked {blocked.describe()}")
+        if refusal is None:
+            run, output, archive_id, dropped = _execute(command, ctx, timeout, None)
+            sandbox_note = (f"[the sandbox blocked {blocked.describe()}; the user allowed running it outside "
+                            "the sandbox, and this is the output of that second run]\n")
+        else:
+            sandbox_note = (f"[blocked by the sandbox: {blocked.describe()} is outside what commands may touch "
+                            "(they write only in the workspace and temp folders and never read secrets). Running it "
+                            f"outside the sandbox was not approved: {refusal}]\n")
+    pruned = prune(output, command=command, exit_code=run.exit_code, archive_id=archive_id,
                    budget_chars=ctx.result_chars)
-    text = pruned.text
+    text = sandbox_note + pruned.text
     if run.timed_out:
         text = (f"timed out after {timeout:.0f} s; the process tree was killed. Nothing can type into a command: "
                 "if it waited for an answer (a prompt, a password, a pager), give it with a flag or on stdin\n" + text)
@@ -266,8 +310,39 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if dropped:
         text += f"\n[output archive: {dropped}]"
     status = "ok" if run.exit_code == 0 else "error"
-    return ToolResult(text, status=status, meta={"command": command, "exit_code": run.exit_code,
-                                                 "archive": archive_id, "duration": round(run.duration, 3)})
+    meta = {"command": command, "exit_code": run.exit_code, "archive": archive_id,
+            "duration": round(run.duration, 3), "sandbox": confinement.info.backend if confinement else "none"}
+    if blocked is not None:
+        meta["sandbox_blocked"] = blocked.describe()
+    return ToolResult(text, status=status, meta=meta)
+
+
+def _refused_because(question: Question | None, mode: str) -> str:
+    if question is None:
+        return "the command"
+    if question.reason == NOT_KNOWN_READ_ONLY:
+        return f"in the {mode} mode only known read-only commands and the user's allow rules run unasked"
+    if question.kind == "unconfined":
+        return (f"the sandbox would block this command ({question.reason}: commands write only in the workspace "
+                "and temp folders), running it outside the sandbox")
+    return f"this command looks destructive ({question.reason})"
+
+
+def _execute(command: str, ctx: ToolContext, timeout: float,
+             confinement: Confinement | None) -> tuple[ShellRun, str, str | None, str | None]:
+    """Run the command with its output archived and shown live: (run, decoded output, archive id,
+    the archive's notice of older outputs it removed)."""
+    archive_id = ctx.archive.new_id() if ctx.archive is not None else None
+    live = _LiveOutput(ctx)
+    with (ctx.archive.writer(archive_id) if archive_id else nullcontext()) as sink:
+        run = run_command(command, ctx.workspace.root, timeout, ctx.cancel, sink=sink, on_output=live,
+                          env_policy=EnvPolicy.parse(ctx.settings.env_keep, ctx.settings.env_drop),
+                          confinement=confinement)
+    live.flush(final=True)
+    dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
+    if dropped:
+        ctx.emit(ev.Notice(kind="info", message=f"output archive: {dropped}"))
+    return run, OutputDecoder(console_encoding()).decode(run.output, final=True), archive_id, dropped
 
 
 class _LiveOutput:
@@ -312,4 +387,4 @@ class _LiveOutput:
             if not text:
                 return
             self._last = time.monotonic()
-            self._ctx.emit(ev.TOOL_OUTPUT, {"call_id": self._ctx.call_id, "text": text})
+            self._ctx.emit(ev.ToolOutput(call_id=self._ctx.call_id, text=text))

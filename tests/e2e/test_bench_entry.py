@@ -3,6 +3,7 @@ folder of the script first on sys.path) and `python3 -m bench.x` (the repository
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = sorted(p for p in (ROOT / "bench").glob("*.py") if "argparse" in p.read_text(encoding="utf-8"))
+_MAIN = re.compile(r"^if __name__ == .__main__.:", re.M)
+_PARSER = re.compile(r"^\s+\w+ = argparse\.ArgumentParser", re.M)
+SCRIPTS = sorted(p for p in (ROOT / "bench").glob("*.py")
+                 if _MAIN.search(text := p.read_text(encoding="utf-8")) and _PARSER.search(text))
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)

@@ -25,7 +25,7 @@ def make_agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder) -> Ag
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     settings = make_settings(server.url, tmp_path, AGENT_MAX_RETRIES="3")
     journal = Journal.create(tmp_path / "sessions", workspace, settings.model)
-    return Agent(settings, recorder, workspace, approve=lambda what, why: None, journal=journal,
+    return Agent(settings, recorder, workspace, "yes", journal=journal,
                  archive=OutputArchive(tmp_path / "outputs"))
 
 

@@ -25,7 +25,7 @@ def ws(tmp_path: Path) -> Path:
 
 def ctx(root: Path, checkpoints: Checkpoints | None = None) -> ToolContext:
     return ToolContext(workspace=Workspace(root), settings=make_settings("http://127.0.0.1:1"),
-                       emit=lambda e, d: None, approve=lambda what, why: None, cancel=Cancel(),
+                       emit=lambda event: None, approve=lambda what, why: None, cancel=Cancel(),
                        checkpoints=checkpoints)
 
 
@@ -256,7 +256,7 @@ def test_multi_edit_is_all_or_nothing(ws: Path) -> None:
 def test_undo_restores_the_exact_bytes_of_relaxed_edits(ws: Path, tmp_path: Path) -> None:
     folder = tmp_path / "session"
     folder.mkdir()
-    checkpoints = Checkpoints(folder, ws, lambda record: None, lambda event, data: None)
+    checkpoints = Checkpoints(folder, ws, lambda record: None, lambda event: None)
     original = b"def f():\r\n\tif x:  \r\n\t\treturn 1\r\n"
     (ws / "f.py").write_bytes(original)
     checkpoints.begin_turn("fix it")

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core import protocol as ev
 from ui.tui.blocks import ToolBlock, ToolState
 from ui.tui.render import plain
 from ui.tui.state import View
 from ui.tui.transcript import Transcript
+
+
+def opened(workspace: str, model: str = "m", **fields: object) -> ev.SessionOpened:
+    return ev.SessionOpened(id="s1", model=model, workspace=workspace, window=8192, budget_tokens=6000,
+                            max_steps=10, **fields)
 
 
 def screen(view: View, width: int = 80) -> list[str]:
@@ -18,18 +24,17 @@ def screen(view: View, width: int = 80) -> list[str]:
 def test_a_new_session_shows_one_quiet_line_with_workspace_model_mode_and_help() -> None:
     view = View(Transcript(), on_approval=lambda request: None)
     workspace = Path.home() / "projects" / "shop"
-    view.apply("session", {"model": "deepseek-v4-flash", "workspace": str(workspace), "history": []})
+    view.apply(opened(str(workspace), "deepseek-v4-flash"))
     assert screen(view) == ["  deepseek-v4-flash · mode ask · /help for help · ~/projects/shop"]
-    view.apply("session", {"model": "m", "workspace": "/srv/app", "history": [], "mode": "auto"})
+    view.apply(opened("/srv/app", mode="auto"))
     assert screen(view) == ["  m · mode auto · /help for help · /srv/app"]
-    view.apply("session", {"model": "m", "workspace": "/srv/" + "deep/" * 30, "history": []})
+    view.apply(opened("/srv/" + "deep/" * 30))
     assert len(screen(view, 60)) == 1 and screen(view, 60)[0].endswith("…")  # one line, cut, never wrapped
 
 
 def test_a_resumed_or_filled_session_has_no_welcome_line() -> None:
     view = View(Transcript(), on_approval=lambda request: None)
-    view.apply("session", {"model": "m", "workspace": "/w", "resumed": True, "id": "s1",
-                           "history": [{"kind": "user", "text": "hi"}]})
+    view.apply(opened("/w", resumed=True, history=[{"kind": "user", "text": "hi"}]))
     assert not any("/help for help" in line for line in screen(view))
 
 

@@ -1,20 +1,19 @@
-"""The full-screen Application: layout, key bindings, the worker thread and slash commands.
+"""The full-screen Application: layout, key bindings and the TUI's own slash commands.
 
-The session runs on one worker thread that takes jobs (a task or a slash command) from a queue,
-so typing, scrolling and Esc stay live while the model streams or a command runs. Everything the
-core says arrives through `EventPump`; the UI thread is the only one that touches the layout.
-Enter while a turn runs queues the message; it is sent when the turn ends.
+The app holds the core's `Runtime` and nothing else of it: prompts, slash commands, approval
+answers and Esc go in as ops; everything the core says arrives as events through `EventPump`,
+and the UI thread is the only one that touches the layout. The runtime works on its own thread,
+so typing, scrolling and Esc stay live while the model streams or a command runs. Enter while a
+turn runs queues the message; the runtime takes it when the turn ends.
 """
 
 from __future__ import annotations
 
 import asyncio
-import queue
 import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +28,9 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar, TextArea
 
-from core.cancel import Cancel
-from core.runtime.commands import COMMANDS, Reply, run_command
+from core import protocol as ev
+from core.runtime.commands import COMMANDS
+from core.runtime.runtime import Runtime
 from ui.tui import clipboard
 from ui.tui.blocks import AnswerBlock, ReasoningBlock, ToolBlock, UserBlock
 from ui.tui.dialogs import ApprovalDialog
@@ -51,6 +51,7 @@ KEYS = """Keys:
   Up/Down          walk the input history               Ctrl-R             search it
   PgUp/PgDn        scroll the transcript                Ctrl-Home/End      top / bottom (follow)
   Ctrl-O           expand or fold the latest tool output or reasoning
+  Shift-Tab        next approval mode (auto, ask, yes; shown in the status bar)
   /                commands                             @                  complete a workspace path"""
 EXIT_WINDOW = 2.0  # seconds within which a second Ctrl-C quits
 STYLE = Style.from_dict({
@@ -63,36 +64,27 @@ STYLE = Style.from_dict({
 })
 
 
-@dataclass
-class Job:
-    kind: str  # "task" or "command"
-    text: str
-
-
 class AgentApp:
-    """One full-screen session. `open_session(emit, approve)` opens the core session on the
-    pump, so even the notices of opening it are drawn."""
+    """One full-screen session on a runtime whose events reach `pump`."""
 
-    def __init__(self, session: Any, pump: EventPump, view: View, *, data_dir: Path | None = None,
-                 mouse: bool = False, input: Any = None, output: Any = None) -> None:
-        self.session = session
+    def __init__(self, runtime: Runtime, pump: EventPump, view: View, workspace: Path, *,
+                 data_dir: Path | None = None, mouse: bool = False, input: Any = None, output: Any = None) -> None:
+        self.runtime = runtime
         self.pump = pump
         self.view = view
         self.transcript = view.transcript
         self.data_dir = data_dir
         self.mouse = mouse
-        self.jobs: queue.Queue[Job | None] = queue.Queue()
-        self.cancel: Cancel | None = None
-        self.pending = 0  # jobs queued or running (UI thread only)
+        self.pending = 0
+        self.stopping = False  # an interrupt was sent for the running job  # jobs queued or running (UI thread only)
         self.pastes = Pastes()
         self._armed = 0.0
-        self._worker: threading.Thread | None = None
         self.crash: str = ""
         commands = {**{name: doc for name, (_, doc) in COMMANDS.items()}, **TUI_COMMANDS}
         self.search = SearchToolbar()
         self.input = TextArea(multiline=True, wrap_lines=True, prompt=[("class:prompt", "› ")],
                               history=history(data_dir / "input-history" if data_dir else None),
-                              completer=completer(commands, Path(session.agent.workspace.root)),
+                              completer=completer(commands, workspace),
                               complete_while_typing=True, search_field=self.search,
                               height=Dimension(min=1, max=8), dont_extend_height=True)
         self.dialog = ApprovalDialog(self._answer_approval, self._focus)
@@ -121,17 +113,15 @@ class AgentApp:
         try:
             return self.app.run(pre_run=self._pre_run, set_exception_handler=False) or 0
         finally:
-            self.jobs.put(None)
-            if self.cancel is not None:
-                threading.Thread(target=self.cancel.cancel, daemon=True).start()
+            self._send_later(ev.Interrupt("the agent is closing"))
+            self.runtime.send(ev.Shutdown())
 
     def _pre_run(self) -> None:
         self.pump.loop = asyncio.get_event_loop()
         self.pump.loop.set_exception_handler(self._loop_error)
         self.pump.drain()
         self.app.output.write_raw("\x1b[?1007l")  # the wheel must not turn into arrow keys (history)
-        self._worker = threading.Thread(target=self._work, name="agent", daemon=True)
-        self._worker.start()
+        self.runtime.start()
         self.app.create_background_task(self._tick())
 
     def _loop_error(self, loop: Any, context: dict[str, Any]) -> None:
@@ -161,56 +151,42 @@ class AgentApp:
     def _focus(self, target: Any) -> None:
         self.app.layout.focus(target)
 
-    # -- the worker thread ------------------------------------------------------------------
-    def _work(self) -> None:
-        while (job := self.jobs.get()) is not None:
-            cancel = self.cancel = Cancel()
-            self.pump("ui:start", {"job": job})
-            try:
-                if job.kind == "task":
-                    self.session.agent.run(job.text, cancel)
-                else:
-                    self.pump("ui:reply", {"reply": run_command(job.text, self.session, cancel)})
-            except Exception:  # a bug must not take the screen down: say it, log it, go on
-                self.pump("ui:bug", {"trace": traceback.format_exc()})
-            finally:
-                self.cancel = None
-                self.pump("ui:end", {})
-
-    def apply(self, event: str, data: dict[str, Any]) -> None:
-        """The pump's sink on the UI thread: the TUI's own events, then the core's."""
+    # -- events ---------------------------------------------------------------------------
+    def apply(self, event: ev.Event) -> None:
+        """The pump's sink on the UI thread: the runtime's job events here, the rest in the view."""
         status = self.view.status
-        if event == "ui:start":
-            job = data["job"]
-            status.busy, status.queued = True, max(0, status.queued - 1)
-            if job.kind == "task":
-                self.view.user(job.text)
-            self.transcript.end()
-        elif event == "ui:end":
-            self.pending -= 1
-            status.busy = False
-            self.view.set_state("idle")
-        elif event == "ui:reply":
-            self._show_reply(data["reply"])
-        elif event == "ui:bug":
-            self.bug(data["trace"])
-        else:
-            self.view.apply(event, data)
+        match event:
+            case ev.JobStarted(kind=kind, text=text):
+                status.busy, status.queued = True, max(0, status.queued - 1)
+                if kind == "task":
+                    self.view.user(text)
+                self.transcript.end()
+            case ev.JobEnded():
+                self.pending -= 1
+                self.stopping = False
+                status.busy = False
+                self.view.set_state("idle")
+            case ev.CommandResult():
+                self._show_reply(event)
+            case ev.InternalError(trace=trace):
+                self.bug(trace)
+            case _:
+                self.view.apply(event)
 
     def bug(self, trace: str) -> None:
         """A bug that need not end the session (in the worker, or drawing one event): log it, say so."""
         path = self.log_crash(trace)
         self.view.banner("error", "internal error; the session goes on" + (f" (details in {path})" if path else ""))
 
-    def _show_reply(self, reply: Reply) -> None:
+    def _show_reply(self, reply: ev.CommandResult) -> None:
         if reply.exit:
             self.app.exit(result=0)
             return
-        if reply.session is not None:
-            self.session = reply.session
         text = reply.text
         if reply.data.get("model"):
             self.view.status.model = str(reply.data["model"])
+        if reply.data.get("mode"):
+            self.view.status.mode = str(reply.data["mode"])
         if reply.data.get("budget"):
             share = reply.data["total"] / reply.data["budget"]
             filled = min(30, round(30 * share))
@@ -219,7 +195,7 @@ class AgentApp:
 
     def log_crash(self, trace: str) -> Path | None:
         try:
-            folder = Path(self.session.journal.folder)
+            folder = Path(self.view.folder)
             path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
             path.write_text(trace, encoding="utf-8")
             return path
@@ -243,16 +219,16 @@ class AgentApp:
                 self.view.command_reply(self._local(name, arg.strip()))
                 self.app.invalidate()
                 return
-            self._queue(Job("command", line))
+            self._queue(ev.RunCommand(line))
             return
-        self._queue(Job("task", text))
+        self._queue(ev.Submit(text))
 
-    def _queue(self, job: Job) -> None:
+    def _queue(self, job: ev.Submit | ev.RunCommand) -> None:
         self.pending += 1
         if self.pending > 1:
             self.view.status.queued += 1
             self.view.banner("info", "queued: sent when the running turn ends (Esc interrupts it)")
-        self.jobs.put(job)
+        self.runtime.send(job)
 
     def _local(self, name: str, arg: str) -> str:
         if name == "/help":
@@ -262,7 +238,7 @@ class AgentApp:
             self.mouse = not self.mouse
             return ("mouse capture on: the wheel scrolls; hold Shift to select text with the mouse" if self.mouse
                     else "mouse capture off: the terminal's own selection works; scroll with PgUp/PgDn")
-        folder = Path(self.session.journal.folder)
+        folder = Path(self.view.folder)
         if name == "/copy":
             if not self.view.answers:
                 return "nothing to copy yet"
@@ -270,7 +246,7 @@ class AgentApp:
         if name == "/export":
             path = Path(arg).expanduser() if arg else folder / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}.md"
             if not path.is_absolute():
-                path = Path(self.session.agent.workspace.root) / path
+                path = Path(self.view.workspace) / path
             return clipboard.export(self.markdown(), path)
         return ""
 
@@ -279,16 +255,20 @@ class AgentApp:
         return "\n\n".join(p for p in parts if p) + "\n"
 
     def _answer_approval(self, request_id: str, decision: str, reason: str) -> None:
-        self.session.agent.approvals.answer(request_id, decision, reason)
+        self.runtime.send(ev.Answer(request_id, decision, reason))
         self.dialog.open(None)
         self._focus(self.input)
 
     def interrupt(self) -> None:
-        """Esc: stop the running turn. Cancel() may wait for a process tree; never on this thread."""
-        cancel = self.cancel
-        if cancel is not None and not cancel.cancelled:
-            threading.Thread(target=cancel.cancel, args=("interrupted by the user (Esc)",), daemon=True).start()
+        """Esc: stop the running turn."""
+        if self.view.status.busy and not self.stopping:
+            self.stopping = True
+            self._send_later(ev.Interrupt("interrupted by the user (Esc)"))
             self.view.status.detail = "stopping"
+
+    def _send_later(self, op: ev.Op) -> None:
+        """Send from a thread of its own: an interrupt may wait for a process tree, never on the UI thread."""
+        threading.Thread(target=self.runtime.send, args=(op,), daemon=True).start()
 
     # -- keys -------------------------------------------------------------------------------
     def _keys(self) -> KeyBindings:
@@ -385,6 +365,10 @@ class AgentApp:
         def _bottom(event: Any) -> None:
             self.transcript.end()
 
+        @kb.add("s-tab", filter=~modal & ~has_completions)
+        def _next_mode(event: Any) -> None:
+            self._queue(ev.RunCommand("/mode next"))
+
         @kb.add("c-o")
         def _toggle(event: Any) -> None:
             block = self.view.foldable()
@@ -413,19 +397,13 @@ def exit_dump(blocks: list[Any], write: Callable[[Any], None]) -> None:
             write(Text("  " + block.markdown().strip("*`\n"), style="dim"))
 
 
-def create(settings: Any, open_session: Callable[[Any, Any], Any], *, data_dir: Path | None = None,
+def create(make_runtime: Callable[[ev.Emit], Runtime], workspace: Path, *, data_dir: Path | None = None,
            mouse: bool = False, input: Any = None, output: Any = None) -> AgentApp:
-    """Wire a session to a new app: the core's events go through the redacting emit into the
-    pump, approvals are answered through the session (approve=None)."""
-    from core.secrets import RedactingEmit, Redactor
-
-    holder: list[AgentApp] = []
+    """A new app on the runtime `make_runtime(emit)` opens: the session's first events (its history,
+    the notices of opening it) wait in the pump until the app draws them."""
     view = View(Transcript(), on_approval=lambda request: None)
-    pump = EventPump(lambda event, data: holder[0].apply(event, data) if holder else view.apply(event, data),
-                     lambda: holder[0].app.invalidate() if holder else None)
-    session = open_session(RedactingEmit(pump, Redactor(settings.api_key)), None)
-    session.agent.announce(resumed=bool(session.agent.history))
-    app = AgentApp(session, pump, view, data_dir=data_dir, mouse=mouse, input=input, output=output)
-    holder.append(app)
-    pump.on_error = app.bug
+    pump = EventPump(view.apply, lambda: None)
+    runtime = make_runtime(pump)
+    app = AgentApp(runtime, pump, view, workspace, data_dir=data_dir, mouse=mouse, input=input, output=output)
+    pump.sink, pump.wake, pump.on_error = app.apply, app.app.invalidate, app.bug
     return app

@@ -190,6 +190,7 @@ class ToolState:
     result: str = ""
     model_result: str = ""
     approval: str = ""
+    server: str = ""  # the MCP server whose tool it is
 
 
 def describe(name: str, arguments: Any) -> str:
@@ -217,7 +218,8 @@ class ToolBlock(Block):
     def render(self, width: int) -> list[Fragments]:
         s = self.state
         colour = {"running": "ansiyellow", "ok": "ansigreen"}.get(s.status, "ansired")
-        head = Text.assemble((f"{GLYPHS['bullet']} ", colour), (s.name, "bold"), "  ",
+        head = Text.assemble((f"{GLYPHS['bullet']} ", colour), (s.name, "bold"),
+                             (f" · MCP server {s.server}" if s.server else "", "dim"), "  ",
                              (describe(s.name, s.arguments), "ansicyan" if s.name == "run_shell" else ""))
         lines = _text_lines(head, width)[:3]
         inner = width - INDENT - 2

@@ -14,7 +14,8 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.widgets import Frame, TextArea
 
-from core.agent.approvals import DECISIONS, compact_action, parse_decision
+from core import protocol as ev
+from core.agent.approvals import compact_action, label, offered, parse_decision
 from ui.tui.render import safe
 
 Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
@@ -22,7 +23,7 @@ Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
 
 class ApprovalDialog:
     def __init__(self, answer: Answer, focus: Callable[[Any], None]) -> None:
-        self.request: dict[str, Any] | None = None
+        self.request: ev.ApprovalRequested | None = None
         self.asking_reason = False
         self._answer = answer
         self._focus = focus
@@ -35,7 +36,7 @@ class ApprovalDialog:
             style="class:dialog")
         self.visible = Condition(lambda: self.request is not None)
 
-    def open(self, request: dict[str, Any] | None) -> None:
+    def open(self, request: ev.ApprovalRequested | None) -> None:
         """Show a request (None closes the dialog: it was answered or the turn ended)."""
         self.request, self.asking_reason = request, False
         self.reason.text = ""
@@ -43,46 +44,48 @@ class ApprovalDialog:
             self._focus(self.body)
 
     def _text(self) -> list[tuple[str, str]]:
-        r = self.request or {}
-        what = r.get("command") or r.get("path") or r.get("action") or ""
+        r = self.request
+        if r is None:
+            return []
+        what = r.command or r.path or r.action
         # The dialog's margins and frame take 6 columns. A long action is compacted so the risky line
         # and the decisions stay on screen (the same compaction as the plain prompt), after its indent.
         inner = max(24, get_app().output.get_size().columns - 6)
-        action = compact_action(r, safe(str(what)), line_chars=inner - 3)
+        action = compact_action(safe(what), r.command, r.cwd, line_chars=inner - 3)
         # Why it needs a yes comes first: however long the action, the risk is on screen.
         lines: list[tuple[str, str]] = [
-            ("ansiyellow bold", f" {safe(str(r.get('reason', '')))}\n"),
-            ("bold", f" {safe(str(r.get('tool', '')))} wants to {'run' if r.get('command') else 'change'}:\n"),
+            ("ansiyellow bold", f" {safe(r.reason)}\n"),
+            ("bold", f" {safe(r.tool)} wants to {'run' if r.command else 'change'}:\n"),
             *[("class:dialog.what", f"   {row}\n") for row in action.split("\n")],
-            ("", f" in {_tail(safe(str(r.get('cwd', ''))), inner - 4)}\n"),
+            ("", f" in {_tail(safe(r.cwd), inner - 4)}\n"),
         ]
-        for d in DECISIONS:
+        for d in offered(r):
             alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
-            lines.append(("bold" if d.id == "once" else "", f"  {d.key}  {d.label}{alias}\n"))
+            lines.append(("bold" if d.id == "once" else "", f"  {d.key}  {safe(label(d, r))}{alias}\n"))
         lines[-1] = (lines[-1][0], lines[-1][1].rstrip("\n"))
         return lines
 
     def _keys(self) -> KeyBindings:
         kb = KeyBindings()
-        for name in ["1", "2", "3", "4", "y", "a", "n", "Y", "A", "N"]:
+        for name in ["1", "2", "3", "4", "5", "y", "a", "n", "w", "Y", "A", "N", "W"]:
             kb.add(name)(lambda event, name=name: self.decide(name))
         kb.add("escape", eager=True)(lambda event: self.decide("3"))
         kb.add("enter")(lambda event: None)
         return kb
 
     def decide(self, key: str) -> None:
-        decision = parse_decision(key)
+        decision = parse_decision(key, offered(self.request)) if self.request is not None else None
         if self.request is None or decision is None:
             return
         if decision == "deny_reason":
             self.asking_reason = True
             self._focus(self.reason)
             return
-        self._answer(str(self.request["id"]), decision, "")
+        self._answer(self.request.id, decision, "")
 
     def _send_reason(self, buffer: Any) -> bool:
         if self.request is not None:
-            self._answer(str(self.request["id"]), "deny_reason", buffer.text.strip())
+            self._answer(self.request.id, "deny_reason", buffer.text.strip())
         return False
 
 

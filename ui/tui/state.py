@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core import protocol as ev
 from ui.tui.blocks import (
     AnswerBlock,
     BannerBlock,
@@ -38,19 +39,19 @@ _STAMP = re.compile(r"\[pruned ([\d,]+) → ([\d,]+) chars")
 class EventPump:
     """Thread-safe `emit`: queue, then wake the UI loop once per burst."""
 
-    def __init__(self, apply: Callable[[str, dict[str, Any]], None], wake: Callable[[], None],
+    def __init__(self, apply: Callable[[ev.Event], None], wake: Callable[[], None],
                  on_error: Callable[[str], None] | None = None) -> None:
-        self._apply = apply
-        self._wake = wake
+        self.sink = apply
+        self.wake = wake
         self.on_error = on_error  # an event that cannot be drawn is reported, the rest still are
-        self._queue: deque[tuple[str, dict[str, Any]]] = deque()
+        self._queue: deque[ev.Event] = deque()
         self._lock = threading.Lock()
         self._scheduled = False
         self.loop: Any = None  # the UI's asyncio loop, once it runs
 
-    def __call__(self, event: str, data: dict[str, Any]) -> None:
+    def __call__(self, event: ev.Event) -> None:
         with self._lock:
-            self._queue.append((event, data))
+            self._queue.append(event)
             if self._scheduled or self.loop is None:
                 return
             self._scheduled = True
@@ -64,15 +65,15 @@ class EventPump:
             events = list(self._queue)
             self._queue.clear()
             self._scheduled = False
-        for event, data in events:
+        for event in events:
             try:
-                self._apply(event, data)
+                self.sink(event)
             except Exception:
                 if self.on_error is None:
                     raise
                 self.on_error(traceback.format_exc())
         if events:
-            self._wake()
+            self.wake()
 
 
 @dataclass
@@ -94,13 +95,19 @@ class Status:
     pruned_saved: int = 0
     queued: int = 0
     busy: bool = False
+    mode: str = ""  # the approval mode, and what confines commands (SessionOpened)
+    sandbox: str = ""
 
 
 class View:
     """Applies events to the transcript and the status; asks the app to open/close modals."""
 
-    def __init__(self, transcript: Transcript, on_approval: Callable[[dict[str, Any] | None], None]) -> None:
+    def __init__(self, transcript: Transcript,
+                 on_approval: Callable[[ev.ApprovalRequested | None], None]) -> None:
         self.transcript = transcript
+        self.workspace = ""  # the session's, from its SessionOpened event
+        self.folder = ""
+        self.session_id = ""
         self.status = Status()
         self.on_approval = on_approval
         self.answers: list[str] = []  # finished answers, for /copy
@@ -139,17 +146,78 @@ class View:
         self._open.clear()
 
     # -- events ----------------------------------------------------------------------------
-    def apply(self, event: str, data: dict[str, Any]) -> None:
-        handler = getattr(self, "_on_" + event, None)
-        if handler is not None:
-            handler(data)
+    def apply(self, event: ev.Event) -> None:
+        match event:
+            case ev.SessionOpened():
+                self._session(event)
+            case ev.TurnStarted():
+                s = self.status
+                s.step, s.max_steps = event.step, event.max_steps
+                s.budget = event.budget_tokens or s.budget
+                s.context = event.estimated_tokens or s.context
+                s.model = event.model or s.model
+                self.set_state("waiting")
+            case ev.RequestSent():
+                self.set_state("waiting")
+            case ev.FirstByte():
+                self.set_state("thinking")
+            case ev.ReasoningDelta(delta=delta, item_id=item_id):
+                self._stream(item_id, ReasoningBlock).feed(delta)
+                self.set_state("thinking")
+            case ev.ReasoningDone(text=text, item_id=item_id):
+                block = self._open.pop(f"ReasoningBlock:{item_id}", None)
+                if isinstance(block, ReasoningBlock):
+                    block.finish(text)
+                elif text:
+                    self.add(ReasoningBlock(text=text, done=True))
+            case ev.TextDelta(delta=delta, item_id=item_id):
+                self._stream(item_id, AnswerBlock).feed(delta)
+                self.set_state("writing")
+            case ev.TextDone(text=text, item_id=item_id):
+                self._text_done(text, item_id)
+            case ev.ToolStarted():
+                self._tool_started(event)
+            case ev.ToolOutput(call_id=call_id, text=text):
+                block = self._tools.get(call_id)
+                if block is not None:
+                    block.add_output(text)
+            case ev.ApprovalRequested():
+                self._approval(event)
+            case ev.ApprovalResolved():
+                self._approval_done(event)
+            case ev.ToolFinished():
+                self._tool_finished(event)
+            case ev.CompactionStarted(items=items):
+                self.banner("context", f"summarising {items} older items to free context…")
+                self.set_state("compacting")
+            case ev.CompactionDone(status=status, output_tokens=tokens, message=message):
+                if status == "ok":
+                    self.banner("context", f"summary written ({tokens:,} tokens)")
+                else:
+                    self.banner("warning", f"the summary failed: {message}")
+                self.set_state("waiting")
+            case ev.UsageReported():
+                self._usage(event)
+            case ev.Notice():
+                self._notice(event)
+            case ev.Error(message=message):
+                self._finish_open()
+                self.banner("error", message)
+            case ev.Aborted(reason=reason):
+                self._finish_open(interrupted=True)
+                self.banner("aborted", f"interrupted: {reason}")
+            case ev.Done():
+                self._done()
+            case _:  # checkpoints, undo and job events: the app and the status show those
+                pass
 
-    def _on_session(self, d: dict[str, Any]) -> None:
+    def _session(self, d: ev.SessionOpened) -> None:
         s = self.status
-        s.model, s.budget = str(d.get("model", "")), int(d.get("budget_tokens") or 0)
-        s.cost = d.get("session_cost_usd")
-        history = d.get("history") or []
-        if history or not d.get("resumed"):
+        s.model, s.budget, s.cost = d.model, d.budget_tokens, d.session_cost_usd
+        s.mode, s.sandbox = d.mode, d.sandbox
+        self.workspace, self.folder, self.session_id = d.workspace, d.folder, d.id
+        history = d.history
+        if history or not d.resumed:
             self.transcript.clear()
             self._open.clear()
             self._tools.clear()
@@ -169,99 +237,64 @@ class View:
                                   status=str(entry.get("status", "ok")),
                                   result=safe(str(entry.get("result", "")), output=True))
                 self.add(ToolBlock(state))
-        if d.get("resumed"):
-            self.banner("info", f"resumed session {d.get('id', '')} ({len(history)} entries)")
+        if d.resumed:
+            self.banner("info", f"resumed session {d.id} ({len(history)} entries)")
         elif not history:
             self.add(WelcomeBlock(welcome(d)))
 
-    def _on_turn_started(self, d: dict[str, Any]) -> None:
-        s = self.status
-        s.step, s.max_steps = int(d.get("step", 0)), int(d.get("max_steps", 0))
-        s.budget = int(d.get("budget_tokens") or s.budget)
-        s.context = int(d.get("estimated_tokens") or s.context)
-        s.model = str(d.get("model") or s.model)
-        self.set_state("waiting")
-
-    def _on_request_sent(self, d: dict[str, Any]) -> None:
-        self.set_state("waiting")
-
-    def _on_first_byte(self, d: dict[str, Any]) -> None:
-        self.set_state("thinking")
-
-    def _stream(self, d: dict[str, Any], kind: type) -> Any:
-        key = f"{kind.__name__}:{d.get('item_id', '')}"
+    def _stream(self, item_id: str, kind: type) -> Any:
+        key = f"{kind.__name__}:{item_id}"
         block = self._open.get(key)
         if block is None:
-            block = self._open[key] = self.add(kind(item_id=str(d.get("item_id", ""))))
+            block = self._open[key] = self.add(kind(item_id=item_id))
         return block
 
-    def _on_reasoning(self, d: dict[str, Any]) -> None:
-        self._stream(d, ReasoningBlock).feed(str(d.get("delta", "")))
-        self.set_state("thinking")
-
-    def _on_reasoning_done(self, d: dict[str, Any]) -> None:
-        key = f"ReasoningBlock:{d.get('item_id', '')}"
-        block = self._open.pop(key, None)
-        if isinstance(block, ReasoningBlock):
-            block.finish(str(d.get("text", "")))
-        elif d.get("text"):
-            self.add(ReasoningBlock(text=str(d["text"]), done=True))
-
-    def _on_text(self, d: dict[str, Any]) -> None:
-        self._stream(d, AnswerBlock).feed(str(d.get("delta", "")))
-        self.set_state("writing")
-
-    def _on_text_done(self, d: dict[str, Any]) -> None:
-        block = self._open.pop(f"AnswerBlock:{d.get('item_id', '')}", None)
+    def _text_done(self, text: str, item_id: str) -> None:
+        block = self._open.pop(f"AnswerBlock:{item_id}", None)
         if isinstance(block, AnswerBlock):
             block.finish()
             self.answers.append(block.stream.text)
-        elif d.get("text"):
-            self.add(AnswerBlock(text=str(d["text"])))
-            self.answers.append(str(d["text"]))
+        elif text:
+            self.add(AnswerBlock(text=text))
+            self.answers.append(text)
 
-    def _on_tool_start(self, d: dict[str, Any]) -> None:
+    def _tool_started(self, d: ev.ToolStarted) -> None:
         self._finish_open()
-        state = ToolState(str(d.get("call_id", "")), str(d.get("name", "?")), d.get("arguments"))
+        state = ToolState(d.call_id, d.name or "?", d.arguments, server=d.server)
         self._tools[state.call_id] = block = ToolBlock(state)
         self.add(block)
-        command = d.get("arguments", {}).get("command") if isinstance(d.get("arguments"), dict) else None
+        command = d.arguments.get("command") if isinstance(d.arguments, dict) else None
         self.set_state("running", str(command or state.name))
 
-    def _on_tool_output(self, d: dict[str, Any]) -> None:
-        block = self._tools.get(str(d.get("call_id", "")))
-        if block is not None:
-            block.add_output(str(d.get("text", "")))
-
-    def _on_approval(self, d: dict[str, Any]) -> None:
-        block = self._tools.get(str(d.get("call_id", "")))
+    def _approval(self, d: ev.ApprovalRequested) -> None:
+        block = self._tools.get(d.call_id)
         if block is not None:
             block.state.approval = "waiting for your approval…"
             block.changed()
-        self._approval_id = str(d.get("id", ""))
+        self._approval_id = d.id
         self.set_state("approval")
         self.on_approval(d)
 
-    def _on_approval_done(self, d: dict[str, Any]) -> None:
-        block = self._tools.get(str(d.get("call_id", "")))
+    def _approval_done(self, d: ev.ApprovalResolved) -> None:
+        block = self._tools.get(d.call_id)
         words = {"once": "allowed once", "session": "allowed for this session", "deny": "denied",
                  "deny_reason": "denied"}
         if block is not None:
-            reason = f": {d['reason']}" if d.get("reason") and d.get("decision", "").startswith("deny") else ""
-            block.state.approval = words.get(str(d.get("decision")), "") + reason
+            reason = f": {d.reason}" if d.reason and d.decision.startswith("deny") else ""
+            block.state.approval = words.get(d.decision, "") + reason
             block.changed()
-        if str(d.get("id")) == self._approval_id:
+        if d.id == self._approval_id:
             self._approval_id = ""
             self.on_approval(None)
             self.set_state("running")
 
-    def _on_tool(self, d: dict[str, Any]) -> None:
-        block = self._tools.get(str(d.get("call_id", "")))
+    def _tool_finished(self, d: ev.ToolFinished) -> None:
+        block = self._tools.get(d.call_id)
         if block is None:
             return
         s = block.state
-        s.status, s.duration = str(d.get("status", "ok")), float(d.get("duration") or 0)
-        s.result, s.model_result = safe(str(d.get("result", "")), output=True), str(d.get("model_result", ""))
+        s.status, s.duration = d.status, float(d.duration or 0)
+        s.result, s.model_result = safe(d.result, output=True), d.model_result
         block.changed()
         stamp = _STAMP.search(s.result)
         if stamp:
@@ -269,44 +302,24 @@ class View:
             self.status.pruned_saved += max(0, before - after)
         self.set_state("waiting")
 
-    def _on_compaction_started(self, d: dict[str, Any]) -> None:
-        self.banner("context", f"summarising {d.get('items', 0)} older items to free context…")
-        self.set_state("compacting")
-
-    def _on_compaction_done(self, d: dict[str, Any]) -> None:
-        if d.get("status") == "ok":
-            self.banner("context", f"summary written ({d.get('output_tokens', 0):,} tokens)")
-        else:
-            self.banner("warning", f"the summary failed: {d.get('message', '')}")
-        self.set_state("waiting")
-
-    def _on_usage(self, d: dict[str, Any]) -> None:
+    def _usage(self, d: ev.UsageReported) -> None:
         s = self.status
-        s.input_tokens += int(d.get("input_tokens") or 0)
-        s.cached_tokens += int(d.get("cached_tokens") or 0)
-        s.output_tokens += int(d.get("output_tokens") or 0)
-        s.context = int(d.get("context_tokens") or s.context)
-        s.budget = int(d.get("budget_tokens") or s.budget)
-        if d.get("session_cost_usd") is not None:
-            s.cost = float(d["session_cost_usd"])
+        s.input_tokens += d.input_tokens
+        s.cached_tokens += d.cached_tokens
+        s.output_tokens += d.output_tokens
+        s.context = d.context_tokens or s.context
+        s.budget = d.budget_tokens or s.budget
+        if d.session_cost_usd is not None:
+            s.cost = float(d.session_cost_usd)
 
-    def _on_notice(self, d: dict[str, Any]) -> None:
-        kind = str(d.get("kind", "info"))
-        if kind == "retry" and d.get("delay") is not None:
-            self.status.retry_until = time.monotonic() + float(d["delay"])
-            self.status.retry_attempt = f"{d.get('attempt', '?')}/{d.get('max_attempts', '?')}"
+    def _notice(self, d: ev.Notice) -> None:
+        if d.kind == "retry" and d.delay is not None:
+            self.status.retry_until = time.monotonic() + float(d.delay)
+            self.status.retry_attempt = f"{d.attempt or '?'}/{d.max_attempts or '?'}"
             self.set_state("retrying")
-        self.banner(kind, str(d.get("message", "")))
+        self.banner(d.kind, d.message)
 
-    def _on_error(self, d: dict[str, Any]) -> None:
-        self._finish_open()
-        self.banner("error", str(d.get("message", "")))
-
-    def _on_aborted(self, d: dict[str, Any]) -> None:
-        self._finish_open(interrupted=True)
-        self.banner("aborted", f"interrupted: {d.get('reason', '')}")
-
-    def _on_done(self, d: dict[str, Any]) -> None:
+    def _done(self) -> None:
         self._finish_open()
         for block in self._tools.values():
             if block.state.status == "running":
@@ -322,11 +335,9 @@ class View:
         return None
 
 
-def welcome(session: dict[str, Any]) -> str:
-    """The one quiet line an empty screen shows: where, which model, which mode, where help is."""
-    workspace = str(session.get("workspace", ""))
-    home = str(Path.home())
+def welcome(session: ev.SessionOpened) -> str:
+    """The one quiet line an empty screen shows: which model, which mode, where help is, where."""
+    workspace, home = session.workspace, str(Path.home())
     if workspace == home or workspace.startswith(home + os.sep):
         workspace = "~" + workspace[len(home):]
-    mode = session.get("mode") or "ask"
-    return f"{session.get('model', '')} · mode {mode} · /help for help · {workspace}"
+    return f"{session.model} · mode {session.mode or 'ask'} · /help for help · {workspace}"

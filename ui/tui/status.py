@@ -41,6 +41,10 @@ def status_fragments(s: Status, width: int) -> Fragments:
     """The bar at `width`: every field in full if it fits, else in short, dropping from the right."""
     hint = " · Esc interrupts" if s.busy else ""
     full, short = [], []
+    if s.mode:
+        confined = s.sandbox.split(":")[0].split(" (")[0] if s.sandbox and not s.sandbox.startswith("none") else ""
+        full.append(f"mode {s.mode}" + (f" ({confined})" if confined else " (no sandbox)"))
+        short.append(s.mode)
     if s.budget:
         share = f"{100 * s.context / s.budget:.0f}%"
         full.append(f"ctx {share} of {_k(s.budget)}")

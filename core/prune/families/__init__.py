@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.prune.families import (
     c_build,
+    formatter,
     generic,
     git_diff,
     git_log,
@@ -14,6 +15,8 @@ from core.prune.families import (
     js_tests,
     js_tsc,
     listing,
+    memcheck,
+    multienv,
     packages,
     py_crash,
     py_pytest,
@@ -25,6 +28,8 @@ from core.prune.output import Output
 
 # Order breaks ties: earlier families win an equal score.
 FAMILIES: tuple[Family, ...] = (
+    multienv.FAMILY,
+    formatter.FAMILY,
     py_pytest.FAMILY,
     py_unittest.FAMILY,
     js_tests.FAMILY,
@@ -33,6 +38,7 @@ FAMILIES: tuple[Family, ...] = (
     js_bundler.FAMILY,
     rust_cargo.FAMILY,
     go_test.FAMILY,
+    memcheck.FAMILY,
     c_build.FAMILY,
     git_diff.FAMILY,
     git_status.FAMILY,

@@ -17,10 +17,13 @@ from collections import Counter
 
 from core.prune.families.base import COMMAND, CONTENT, WEAK_COMMAND, Family
 from core.prune.output import Output
-from core.prune.rules import FULL_WARNINGS, WARNING_LINES, kinds_note
+from core.prune.rules import CARET_RE, FULL_WARNINGS, WARNING_LINES, kinds_note
 from core.prune.selection import KEPT, Selection
+from core.prune.words import SEVERITIES, SEVERITY_ALTERNATION
 
-_DIAG_RE = re.compile(r"^(.+?):\d+(?::\d+)?: (fatal error|error|warning|note|remark)(?:\[[^\]]*\])?: ")
+# Under a translated locale the severity is the language's own word (`错误：`, `警告：`), with its colon.
+_DIAG_RE = re.compile(r"^(.+?):\d+(?::\d+)?: (fatal error|error|warning|note|remark|" + SEVERITY_ALTERNATION +
+                      r")(?:\[[^\]]*\])?(?:: |：)")
 _CONTEXT_RE = re.compile(
     r"^\S.*?: (?:In (?:function|member function|constructor|destructor|static member function|instantiation of"
     r"|lambda function|substitution of|copy constructor)|At (?:top level|global scope))|^In file included from "
@@ -38,13 +41,14 @@ _MAKE_ERROR_RE = re.compile(
     r"|^CMake Error|^collect2: |^\S*ld(?:\.\w+)?: |undefined reference to|multiple definition of"
 )
 # Substrings that every match of the patterns above contains: lines without them are not tried.
-_DIAG_NEEDLES = (": error", ": warning", ": note", ": fatal error", ": remark")
+_DIAG_NEEDLES = (": error", ": warning", ": note", ": fatal error", ": remark", *(f": {w}" for w in SEVERITIES))
 _CONTEXT_NEEDLES = (": In ", ": At ", "In file included from", "  from ", "required from", "required by")
 _MAKE_NEEDLES = ("***", "not remade", "build stopped", "FAILED: ", "CMake Error", "collect2", "ld: ",
                  "undefined reference", "multiple definition")
 MAX_GROUP_LINES = 40
 MAX_NOTES = 2  # notes kept under an error (gcc prints one per overload candidate)
-# The `      |      ~~~^~~~` line under a quoted source line: the column is in the location already.
+# The `      |      ~~~^~~~` line (gcc) or bare `^` (javac) under a quoted source line: the column is in
+# the location already.
 _MARKER_LINE_RE = re.compile(r"^\s*\|\s*[~^]+[\s~^]*$")
 MARKER_LINES = "caret lines"
 # A template-instantiation step inside a system header: `/usr/include/...: required from ...`.
@@ -101,16 +105,21 @@ def _error_group(sel: Selection, start: int, stop: int) -> None:
         line = lines[j]
         m = _DIAG_RE.match(line)
         if m is not None:
-            in_note = m.group(2) in ("note", "remark")
+            in_note = _severity(m) in ("note", "remark")
             notes += in_note
         if in_note and notes > MAX_NOTES:
             sel.hide(j, "candidate notes")
-        elif _MARKER_LINE_RE.match(line):
+        elif _MARKER_LINE_RE.match(line) or CARET_RE.match(line):
             sel.hide(j, MARKER_LINES)
         elif _SYSTEM_REQUIRED_RE.match(line):
             sel.hide(j, "template instantiation lines")
         else:
             sel.pin(j)
+
+
+def _severity(m: re.Match[str]) -> str:
+    """The diagnostic's severity in English, whatever the locale printed."""
+    return SEVERITIES.get(m.group(2), m.group(2))
 
 
 def is_compiler_command(line: str) -> bool:
@@ -150,11 +159,11 @@ def _groups(lines: list[str], diagnostics: set[int], contexts: set[int]) -> list
                 j in contexts and _CONTEXT_RE.match(lines[j])):
             j += 1
         start = run_from if run_to == i - 1 else i
-        if m.group(2) in ("note", "remark") and groups and groups[-1][2] == start:
+        if _severity(m) in ("note", "remark") and groups and groups[-1][2] == start:
             kind, first, _ = groups.pop()
             groups.append((kind, first, j))  # a note belongs to the diagnostic above it
         else:
-            groups.append((m.group(2), start, j))
+            groups.append((_severity(m), start, j))
     return groups
 
 

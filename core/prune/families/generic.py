@@ -22,6 +22,7 @@ from core.prune.rules import (
     lines_containing,
 )
 from core.prune.selection import UNSET, Selection
+from core.prune.words import WARNING_WORDS
 
 SHORT_LINES = 40  # below this many lines nothing is worth hiding
 HEAD, TAIL = 10, 20
@@ -67,7 +68,7 @@ def mark_errors(sel: Selection, out: Output) -> None:
                 break
     warned = 0
     most = ERROR_WARNINGS if errors else MAX_WARNINGS
-    for i in lines_containing(out.lower, out.starts, ("warn",)):
+    for i in lines_containing(out.lower, out.starts, ("warn", *WARNING_WORDS)):
         if warned < most and WARNING_RE.search(lines[i]):
             sel.keep(i)
             warned += 1

@@ -24,10 +24,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from core.cancel import Cancel
+from core.modes import ASK
 from core.tools.cmdline import PARSERS, VAR, Simple, Unparsed, Word
 from core.tools.safety.posix import _DECLARERS, _HANDLERS, _WRAPPERS_AFTER_OPERAND, _declare, _env, _parallel
+from core.tools.safety.readonly import is_read_only
 from core.tools.safety.state import (
     _FORK_BOMB,
     _PS_DELETE,
@@ -35,6 +40,7 @@ from core.tools.safety.state import (
     _WRAPPERS_WITH_ARGS,
     _XARGS_ARGS,
     MAX_DEPTH,
+    MAX_JUDGED_CHARS,
     _nested,
     _State,
 )
@@ -52,22 +58,72 @@ from core.tools.safety.targets import (
 from core.tools.safety.windows import _windows_command
 from core.tools.shells import detect_shell
 
-__all__ = ["destructive_reason"]
+__all__ = ["MAX_JUDGED_CHARS", "NOT_KNOWN_READ_ONLY", "Question", "command_question", "destructive_reason",
+           "platform_dialect"]
+
+NOT_KNOWN_READ_ONLY = "not known to only read"
+# What no sandbox stops: it happens inside the workspace (its git history, work git would discard)
+# or beyond the machine (remote refs). A confined command still asks for these.
+_BEYOND_THE_SANDBOX = ("history", "uncommitted work", "remote refs", "untracked files", "stashed work", "a branch",
+                       "a ref", "the workspace itself", "a folder that holds the workspace", "fork bomb",
+                       "git's own")
+# What the sandbox is certain to block: running it confined would only fail (slowly, for `rm -rf ~`).
+_BLOCKED_FOR_SURE = ("outside the workspace", "through a symlink", "a raw write to a device", "raw write to a device")
 
 
-def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None) -> str | None:
+@dataclass(frozen=True)
+class Question:
+    """Why a command must ask before it runs, and what is asked: "command" (may it run?) or
+    "unconfined" (may it run outside the sandbox, which would block it?)."""
+
+    reason: str
+    kind: str = "command"
+
+
+def command_question(command: str, workspace: Path, mode: str, *, confined: bool,
+                     allowed: Callable[[str, str], bool], cancel: Cancel | None = None) -> Question | None:
+    """What this command must ask before it runs in `mode` (see core.modes), or None.
+
+    Confined by a sandbox (auto and yes): what no sandbox stops asks; what the sandbox would surely
+    block asks to run outside it; everything else runs contained (and asks afterwards if the sandbox
+    blocked it). Unconfined, the gate's reasons ask; and in ask mode also every command not known
+    to only read, unless the workspace's allow rules name it."""
+    dialect = platform_dialect()
+    why = destructive_reason(command, workspace, dialect, cancel)
+    if confined and mode != ASK:
+        reasons = (why or "").split("; ")
+        kept = [reason for reason in reasons if any(m in reason for m in _BEYOND_THE_SANDBOX)
+                and not reason.startswith("recursive permission change")]  # of files the workspace keeps
+        if kept:
+            return Question("; ".join(kept))
+        outside = [reason for reason in reasons if any(m in reason for m in _BLOCKED_FOR_SURE)]
+        return Question("; ".join(outside), "unconfined") if outside else None
+    if why:
+        return Question(why)
+    if mode != ASK or is_read_only(command, dialect) or allowed(command, dialect):
+        return None
+    return Question(NOT_KNOWN_READ_ONLY)
+
+
+def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None,
+                       cancel: Cancel | None = None) -> str | None:
     """Why this shell command needs approval, or None when it does not.
 
-    `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's)."""
+    `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's). Judging stops when
+    `cancel` fires (the reason then says so)."""
+    if len(command) > MAX_JUDGED_CHARS:
+        return (f"it is {len(command):,} characters long, over the {MAX_JUDGED_CHARS:,} judged before a command "
+                "runs: write the long part to a file (write_file) and have a short command read it")
     root = Path(workspace or Path.cwd()).resolve()
     state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=dict(os.environ),
-                   script=_script, argv=_argv)
+                   script=_script, argv=_argv, cancel=cancel)
     if _FORK_BOMB.search(command):
         return "fork bomb"
-    return _script(command, dialect or _platform_dialect(), state)
+    return _script(command, dialect or platform_dialect(), state)
 
 
-def _platform_dialect() -> str:
+def platform_dialect() -> str:
+    """The dialect commands are written in here: the platform shell's."""
     return "powershell" if "PowerShell" in detect_shell().dialect else "posix"
 
 
@@ -78,18 +134,25 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
         commands = PARSERS[dialect](text)
     except Unparsed as exc:
         return f"cannot be parsed ({exc}), so it cannot be judged before it runs"
+    # The whole line is judged: every risky command of it gives its reason, so a question shows
+    # them all, not only the first. Inside nested code the first reason is enough.
+    top, reasons = state.depth == 0, []
     state.depth += 1
     try:
         previous: Simple | None = None
         for simple in commands:
+            if stop := state.stopped():
+                return "; ".join([*reasons, stop])
             state.upstream = previous if simple.piped else None
             why = _simple(simple, state)
-            if why:
+            if why and not top:
                 return why
+            if why and why not in reasons:
+                reasons.append(why)
             previous = simple
     finally:
         state.depth -= 1
-    return None
+    return "; ".join(reasons) or None
 
 
 def _simple(cmd: Simple, state: _State) -> str | None:

@@ -10,7 +10,7 @@ import re
 
 from core.tools.cmdline import LIT, SUB, Simple, Word
 from core.tools.oneliners import awk_in_place_files, perl_in_place_files, sed_in_place_files
-from core.tools.safety.state import _CODE_DANGER, _DELETERS, _INTERPRETERS, _SHELLS, _nested, _State
+from core.tools.safety.state import _DELETERS, _INTERPRETERS, _SHELLS, _code_danger, _nested, _State
 from core.tools.safety.targets import (
     _after_equals,
     _assignment,
@@ -107,10 +107,8 @@ def _in_place(files: list[int] | None, args: list[Word], cmd: Simple, state: _St
 
 
 def _code(base: str, code: str) -> str | None:
-    match = _CODE_DANGER.search(code)
-    if match:
-        return f"a {base} one-liner that can delete files or run commands ({match.group()})"
-    return None
+    found = _code_danger(code)
+    return f"a {base} one-liner that can delete files or run commands ({found})" if found else None
 
 
 _WRAPPERS_AFTER_OPERAND = {"flock": {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
@@ -340,6 +338,9 @@ def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if not values:
         return None
     sub, rest = values[0], values[1:]
+    if sub == "config" and _writes_config(rest):
+        return "changes git's configuration, which can name programs git runs by itself (hooks, fsmonitor, " \
+               "filters, aliases)"
     flags = {v for v in rest if v.startswith("-")}
     short = "".join(v[1:] for v in rest if re.fullmatch(r"-[A-Za-z]+", v))
     if sub == "push":
@@ -378,6 +379,30 @@ def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if sub == "gc" and any(v.startswith("--prune") for v in flags):
         return "deletes unreachable history"
     return None
+
+
+_CONFIG_WRITES = {"set", "unset", "rename-section", "remove-section", "edit", "--add", "--replace-all", "--unset",
+                  "--unset-all", "--rename-section", "--remove-section", "-e", "--edit"}
+_CONFIG_READS = {"get", "list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--get-color",
+                 "--get-colorbool"}
+_CONFIG_VALUED = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+
+
+def _writes_config(args: list[str]) -> bool:
+    """`git config` sets, unsets or edits something (`git config k v`, `set`, `--add`...), rather than reads."""
+    if _CONFIG_WRITES & set(args):
+        return True
+    if _CONFIG_READS & set(args):
+        return False
+    operands, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in _CONFIG_VALUED:
+            skip = True
+        elif not arg.startswith("-"):
+            operands.append(arg)
+    return len(operands) >= 2
 
 
 _FIND_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-type", "-newer",

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.cancel import Cancel
 from core.tools.cmdline import Simple, Word
 
+INTERRUPTED = "interrupted before it could be judged"
+# Longer command lines are not read: judging one costs time in proportion to its length, and no
+# command typed as one line needs more (a generated one goes through a script file).
+MAX_JUDGED_CHARS = 64 * 1024
+# Judging is linear in the line's length, but a path costs file-system lookups: a line naming
+# thousands of them stops here rather than hold the turn.
+MAX_JUDGING_SECONDS = 2.0
+TOO_LONG_TO_JUDGE = f"names more than can be judged in {MAX_JUDGING_SECONDS:.0f} s before it runs"
 MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and asking)
 
 _FORK_BOMB = re.compile(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:")
@@ -24,8 +34,27 @@ _CODE_DANGER = re.compile(
     r"rmtree|\bremove\s*\(|\bunlink|\brmdir|\brm\s*\(|rmSync|\brm_rf\b|\brm_r\b|FileUtils\.rm|File\.delete"
     r"|\brename|\breplace\s*\(|shutil\.move|\bmove\s*\(|truncate|\bsystem\b|subprocess|Popen|\bspawn|execSync"
     r"|child_process|\bexec\s*\(|\beval\s*\(|`|\bos\.exec|\bchmod|\bchown|Remove-Item|\bkill|\bqx\b"
-    r"|__import__|\bgetattr|write_text|write_bytes|writeFile|open\s*\([^)]*,\s*(?:mode\s*=\s*)?['\"][rbt]*[wax+]",
-    re.IGNORECASE)
+    r"|__import__|\bgetattr|write_text|write_bytes|writeFile", re.IGNORECASE)
+# `open(path, 'w')`: the pieces found in one pass (a single regex backtracks over every `open(` that
+# has no `)`, quadratic in the line's length).
+_OPEN_PIECES = re.compile(r"""open\s*\(|\)|,\s*(?:mode\s*=\s*)?['"][rbt]*[wax+]""", re.IGNORECASE)
+
+
+def _code_danger(code: str) -> str | None:
+    """The text in a one-liner that deletes, writes or runs something, or None."""
+    match = _CODE_DANGER.search(code)
+    if match:
+        return match.group()
+    opened: int | None = None  # where the `open(` not yet closed by `)` starts
+    for piece in _OPEN_PIECES.finditer(code):
+        if piece.group() == ")":
+            opened = None
+        elif not piece.group().startswith(","):
+            opened = piece.start() if opened is None else opened
+        elif opened is not None:
+            found = code[opened:piece.end()]
+            return found if len(found) <= 80 else f"{found[:40]}…{found[-30:]}"
+    return None
 _WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its options that take a value
     "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
     "doas": {"-u", "-C"}, "nice": {"-n", "--adjustment"}, "nohup": set(), "time": {"-f", "-o"},
@@ -59,11 +88,21 @@ class _State:
     # importing the gate (which imports them).
     script: Callable[[str, str, _State], str | None] = field(default=lambda *_: None, repr=False)
     argv: Callable[[list[Word], Simple, _State], str | None] = field(default=lambda *_: None, repr=False)
+    cancel: Cancel | None = field(default=None, repr=False)  # Esc or Ctrl-C: stop judging at once
+    deadline: float = field(default_factory=lambda: time.monotonic() + MAX_JUDGING_SECONDS, repr=False)
+
+    def stopped(self) -> str | None:
+        """Why judging must stop now: the user interrupted, or this line takes too long to judge."""
+        if self.cancel is not None and self.cancel.cancelled:
+            return INTERRUPTED
+        if time.monotonic() > self.deadline:
+            return TOO_LONG_TO_JUDGE
+        return None
 
 def _nested(state: _State) -> _State:
     return _State(state.workspace, state.cwd, state.home, state.env, dict(state.variables), state.depth + 1,
                   state.dialect, links=state.links,
-                  script=state.script, argv=state.argv)
+                  script=state.script, argv=state.argv, cancel=state.cancel, deadline=state.deadline)
 
 _DELETERS = {"rm", "rmdir", "unlink", "shred", "truncate", "mv", "srm", "wipe"}
 _PS_DELETE = {"remove-item", "rm", "del", "erase", "rd", "rmdir", "ri", "clear-content", "clc",

@@ -203,6 +203,8 @@ def _targets(verb: str, words: list[Word], state: _State, dialect: str, write: b
 def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = False,
             some: bool = False) -> str | None:
     """Why acting on this word's path needs a yes; `some`: only some of the files under it."""
+    if stop := state.stopped():
+        return stop
     value = _value(word, state)
     if value is None:
         return f"{verb} a path that is only known when it runs"
@@ -219,6 +221,8 @@ def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = Fa
         return f"{verb} {value}, a path outside the workspace"
     if not write and _history(path, state):
         return f"{verb} {value} (the repository's history)"
+    if programs := _git_programs(path, state):
+        return f"{verb} {value} ({programs})"
     if some:
         path = path / "*.selected"
     glob = some or any(kind == GLOB for kind, _ in word.parts) or (
@@ -299,6 +303,18 @@ def _history(path: Path, state: _State) -> bool:
     """`.git` itself, or its objects, refs or logs: deleting them loses commits (a lock file does not)."""
     git = state.workspace / ".git"
     return path == git or any(path.is_relative_to(git / part) for part in ("objects", "refs", "logs", "HEAD"))
+
+
+def _git_programs(path: Path, state: _State) -> str | None:
+    """`.git/config` and `.git/hooks/*` name programs that git runs by itself (fsmonitor at every
+    status, filters, aliases; a hook at the next commit), with the user's rights, in later sessions
+    too: a change to them is never routine."""
+    git = state.workspace / ".git"
+    if path == git / "config" or path.is_relative_to(git / "config.worktree"):
+        return "git's configuration, which names programs git runs by itself"
+    if path.is_relative_to(git / "hooks"):
+        return "a git hook, a program git runs at the next commit, checkout or push"
+    return None
 
 
 def _spelled_in_temp(value: str, state: _State) -> bool:

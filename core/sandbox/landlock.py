@@ -1,0 +1,191 @@
+"""Landlock through ctypes: a ruleset built in the agent, applied in the child just before exec.
+
+The ruleset (and every O_PATH descriptor its rules need) is built in the parent, where it may take
+its time and raise ordinary errors; the child only calls `prctl(PR_SET_NO_NEW_PRIVS)` and
+`landlock_restrict_self`, two system calls with no allocation, so `preexec_fn` stays safe in a
+process with threads. Landlock binds the command and everything it starts, and cannot be undone.
+
+Landlock only allows. Reading is granted on "/" except the denied places: a grant whose folder
+holds a denied path is split into its entries, recursively along the denied path, so the denied
+inode gets no rule at all (`split_grants`). Rules attach to inodes, so renaming or hard-linking a
+denied file does not make it readable (linking across folders needs REFER, which the kernel only
+allows when the target gains no right).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.sandbox import caps
+from core.sandbox.policy import Policy
+
+# System call numbers: the same on every architecture that has Landlock (the generic table).
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
+_CREATE_RULESET_VERSION = 1 << 0
+_RULE_PATH_BENEATH, _RULE_NET_PORT = 1, 2
+_PR_SET_NO_NEW_PRIVS = 38
+
+# Filesystem rights, by the ABI that introduced them.
+EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
+MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = 1 << 8, 1 << 9, 1 << 10, 1 << 11, 1 << 12
+REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15  # ABI 2, 3, 5
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1  # ABI 4
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
+
+READ = EXECUTE | READ_FILE | READ_DIR
+# The only rights a rule on a file (not a folder) may carry.
+FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
+DEVICE = READ_FILE | WRITE_FILE | IOCTL_DEV | TRUNCATE
+
+
+def fs_rights(abi: int) -> int:
+    """Every filesystem right the running kernel's ABI knows."""
+    rights = (1 << 13) - 1
+    if abi >= 2:
+        rights |= REFER
+    if abi >= 3:
+        rights |= TRUNCATE
+    if abi >= 5:
+        rights |= IOCTL_DEV
+    return rights
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True) if platform.system() == "Linux" else None
+if _libc is not None:
+    _libc.syscall.restype = ctypes.c_long
+    _libc.prctl.restype = ctypes.c_int
+
+
+def abi() -> int:
+    """The Landlock ABI version this kernel offers; 0 when it has none (or it is disabled)."""
+    if _libc is None:
+        return 0
+    version = _libc.syscall(ctypes.c_long(_CREATE_RULESET), None, ctypes.c_size_t(0),
+                            ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    return max(int(version), 0)
+
+
+@dataclass(frozen=True)
+class Grant:
+    path: Path
+    rights: int
+
+
+def split_grants(grants: list[Grant], denied: list[Path]) -> list[Grant]:
+    """The grants, with every folder that holds a denied path replaced by its other entries.
+
+    The folder itself keeps every right but reading and executing files, so the denied path gets
+    no readable rule; inside a writable folder it stays writable (the user made that folder the
+    workspace), and an entry made there during the command can be written but not read until
+    the next command, whose rules list it. Symlinked entries are left out: access through them is
+    checked on their target's own path."""
+    out: list[Grant] = []
+    for grant in grants:
+        out.extend(_split(grant.path, grant.rights, denied))
+    return out
+
+
+def _split(path: Path, rights: int, denied: list[Path]) -> Iterator[Grant]:
+    if any(path == d or path.is_relative_to(d) for d in denied):
+        return
+    inside = [d for d in denied if d.is_relative_to(path)]
+    if not inside:
+        yield Grant(path, rights)
+        return
+    yield Grant(path, rights & ~(READ_FILE | EXECUTE))
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_symlink():
+            continue
+        yield from _split(Path(entry.path), rights, denied)
+
+
+def _add_rules(ruleset: int, grants: list[Grant], handled: int) -> None:
+    for grant in grants:
+        try:
+            fd = os.open(grant.path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone since it was listed, or unreachable: no rule, so no access
+        try:
+            rights = grant.rights & handled
+            if not stat.S_ISDIR(os.fstat(fd).st_mode):
+                rights &= FILE_RIGHTS
+            if not rights:
+                continue
+            attr = _PathBeneathAttr(rights, fd)
+            if _libc.syscall(ctypes.c_long(_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH),
+                             ctypes.byref(attr), ctypes.c_uint32(0)) != 0:
+                err = ctypes.get_errno()
+                raise OSError(err, f"landlock_add_rule({grant.path}): {os.strerror(err)}")
+        finally:
+            os.close(fd)
+
+
+def _attr_size(version: int) -> int:
+    """How much of the ruleset attribute this ABI reads: fs; + net (ABI 4); + scoped (ABI 6)."""
+    return 8 if version < 4 else 16 if version < 6 else 24
+
+
+@contextmanager
+def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
+    """A Landlock ruleset for `policy`, and the function the child calls before exec to enter it.
+
+    The ruleset's descriptor is closed when the block ends (it is close-on-exec, so the command
+    never holds it)."""
+    if _libc is None or version < 1:
+        raise OSError(errno.ENOSYS, "this kernel has no Landlock")
+    handled = fs_rights(version)
+    attr = _RulesetAttr(handled, 0, 0)
+    if not policy.network and version >= 4:
+        attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP  # no port rule: every port denied
+    if version >= 6:
+        attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+    fd = _libc.syscall(ctypes.c_long(_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(_attr_size(version)),
+                       ctypes.c_uint32(0))
+    if fd < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"landlock_create_ruleset: {os.strerror(err)}")
+    try:
+        grants = [Grant(Path("/"), READ)]
+        grants += [Grant(p, handled & ~(MAKE_CHAR | MAKE_BLOCK)) for p in policy.writable]
+        grants += [Grant(p, DEVICE) for p in policy.devices]
+        _add_rules(fd, split_grants(grants, list(policy.denied)), handled)
+        yield _enter(fd, caps.dropper(_libc, policy.network))
+    finally:
+        os.close(fd)
+
+
+def _enter(fd: int, drop_capabilities: Callable[[], bool]) -> Callable[[], None]:
+    """The `preexec_fn`: everything it needs is bound now, so the child allocates nothing."""
+    syscall, prctl = _libc.syscall, _libc.prctl  # type: ignore[union-attr]
+    restrict, ruleset_fd, flags = ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(fd), ctypes.c_uint32(0)
+    no_new_privs, one, zero = ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0)
+
+    def enter() -> None:
+        if (not drop_capabilities() or prctl(no_new_privs, one, zero, zero, zero) != 0
+                or syscall(restrict, ruleset_fd, flags) != 0):
+            raise OSError(ctypes.get_errno(), "the sandbox could not be entered")
+
+    return enter

@@ -1,0 +1,50 @@
+"""How a command is started inside the active sandbox: the argv and the Popen arguments it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.config import Settings
+from core.sandbox import bwrap, landlock
+from core.sandbox.policy import Policy
+from core.sandbox.probe import SandboxInfo, probe
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """The sandbox a command runs in, and what it may touch there."""
+
+    info: SandboxInfo
+    policy: Policy
+
+    @classmethod
+    def for_workspace(cls, workspace: Path, settings: Settings) -> Confinement | None:
+        """The confinement `settings` ask for (AGENT_SANDBOX, AGENT_NETWORK, ...); None when there is
+        no sandbox here or it is turned off."""
+        info = probe(settings.sandbox, network=settings.network != "off")
+        return cls(info, Policy.for_workspace(workspace, settings)) if info.active else None
+
+
+@dataclass(frozen=True)
+class Launch:
+    argv: list[str]
+    popen_kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@contextmanager
+def confine(argv: list[str], confinement: Confinement | None) -> Iterator[Launch]:
+    """Start the process (`subprocess.Popen(launch.argv, **kwargs, **launch.popen_kwargs)`) inside
+    this block: a Landlock ruleset lives only until the block ends."""
+    if confinement is None:
+        yield Launch(argv)
+    elif confinement.info.backend == "landlock":
+        with landlock.ruleset(confinement.policy, confinement.info.abi) as enter:
+            yield Launch(argv, {"preexec_fn": enter})
+    elif confinement.info.backend == "bwrap":
+        yield Launch(bwrap.wrap(argv, confinement.policy))
+    else:
+        yield Launch(argv)

@@ -1,0 +1,69 @@
+"""Which sandbox this machine can give commands, chosen once per process, and what it enforces."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+
+from core.sandbox import bwrap, landlock
+
+
+@dataclass(frozen=True)
+class SandboxInfo:
+    """The active sandbox: `backend` is "landlock", "bwrap" or "none"; `enforces` lists what the
+    kernel holds, in words for the status bar, `--json` and the docs."""
+
+    backend: str
+    abi: int = 0
+    enforces: tuple[str, ...] = ()
+    reason: str = ""  # why there is none, or why the one asked for was not used
+
+    @property
+    def active(self) -> bool:
+        return self.backend != "none"
+
+    def describe(self) -> str:
+        if not self.active:
+            return f"none ({self.reason})" if self.reason else "none"
+        name = f"landlock ABI {self.abi}" if self.backend == "landlock" else self.backend
+        return f"{name}: " + "; ".join(self.enforces)
+
+
+@lru_cache(maxsize=8)
+def probe(choice: str = "auto", network: bool = True) -> SandboxInfo:
+    """The sandbox for `choice` (AGENT_SANDBOX): "auto" takes Landlock, then bubblewrap; "off" and
+    a backend this machine lacks give "none" with the reason."""
+    if choice == "off":
+        return SandboxInfo("none", reason="turned off")
+    if not sys.platform.startswith("linux"):
+        return SandboxInfo("none", reason=f"no kernel sandbox on {sys.platform} yet")
+    version = landlock.abi()
+    if choice in ("auto", "landlock") and version >= 1:
+        return SandboxInfo("landlock", version, _landlock_enforces(version, network))
+    if choice in ("auto", "bwrap") and bwrap.works():
+        return SandboxInfo("bwrap", 0, _bwrap_enforces(network))
+    if choice == "landlock":
+        return SandboxInfo("none", reason="this kernel has no Landlock")
+    if choice == "bwrap":
+        return SandboxInfo("none", reason="bwrap is not installed or cannot make namespaces here")
+    return SandboxInfo("none", reason="no Landlock in this kernel and no working bwrap")
+
+
+def _landlock_enforces(version: int, network: bool) -> tuple[str, ...]:
+    said = ["writes only in the workspace and temp folders", "secrets unreadable",
+            "the agent's /proc unreadable"]
+    if version >= 6:
+        said.append("signals and abstract sockets stay inside")
+    if network:
+        said.append("network on")
+    elif version >= 4:
+        said.append("TCP off")
+    else:
+        said.append(f"network NOT blocked (needs Landlock ABI 4, this kernel has {version})")
+    return tuple(said)
+
+
+def _bwrap_enforces(network: bool) -> tuple[str, ...]:
+    said = ["writes only in the workspace and temp folders", "secrets hidden", "own PID namespace"]
+    return (*said, "network on" if network else "network off")

@@ -1,0 +1,99 @@
+"""Descendants end with the session, even those that left their command's process group.
+
+`setsid cmd &` or a double fork puts a process in a session of its own, out of reach of the
+process-group kill that ends a command. Once the agent is a child subreaper, such orphans become
+its children instead of init's. When the session closes, those that carry the agent's mark in the
+environment they started with (`MARK`, which every command gets) are ended and reaped; others
+(a clipboard helper the TUI started, serving the copied text) are left to run, and the dead are
+reaped."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+_PR_SET_CHILD_SUBREAPER = 36
+_ROUNDS = 5  # ending one orphan can orphan its own children: they are adopted in turn
+MARK = "DEEPSEEK_AGENT_PID"  # in every command's environment: the agent's process id
+
+
+def become_subreaper() -> bool:
+    """Make this process adopt its orphaned descendants (Linux); False where it cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(_PR_SET_CHILD_SUBREAPER, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                      ctypes.c_ulong(0)) == 0
+
+
+def adopted() -> list[int]:
+    """This process's children in another session than its own that are commands' descendants
+    (they carry `MARK`) or dead (a zombie to reap)."""
+    me, session = os.getpid(), os.getsid(0)
+    mark = f"{MARK}={me}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            fields = stat[stat.rfind(")") + 2:].split()
+            if int(fields[1]) != me or int(fields[3]) == session:
+                continue
+            if fields[0] == "Z" or mark in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def end_adopted(grace: float = 0.5) -> int:
+    """SIGTERM the adopted descendants (and their process groups), SIGKILL those still there after
+    `grace` seconds, and reap them. Returns how many were ended."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    ended = 0
+    for _ in range(_ROUNDS):
+        pids = adopted()
+        if not pids:
+            break
+        ended += len(pids)
+        _signal_all(pids, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while (pids := [p for p in pids if not _reaped(p)]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        _signal_all(pids, signal.SIGKILL)
+        for pid in pids:
+            _reap(pid)
+    return ended
+
+
+def _signal_all(pids: list[int], sig: int) -> None:
+    own_group = os.getpgid(0)
+    for pid in pids:
+        try:
+            group = os.getpgid(pid)
+            if group != own_group:
+                os.killpg(group, sig)
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done == pid
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
