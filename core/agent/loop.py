@@ -349,15 +349,17 @@ class Agent:
                                       "follows is not saved until this is fixed"))
 
     def _record_turn(self, result: TurnResult) -> None:
-        """Journal what the model produced. Calls are kept only if they will get outputs."""
+        """Journal what the model produced. Calls are kept only if they will get outputs. The start of an
+        unreadable answer (a fence) is not kept: a weak model shown its own "```json" writes it again."""
         runnable = result.status in ("ok", "incomplete")
+        unreadable = result.error is not None and result.error.kind == "model_output"
         for item in result.items:
             if isinstance(item, FunctionCall):
                 if not runnable:
                     continue
                 item.call_id = self._unique_call_id(item.call_id)
             if isinstance(item, AssistantMessage):
-                if not item.text:
+                if not item.text or unreadable:
                     continue
                 if result.status == "aborted":
                     item.status = "interrupted"

@@ -49,6 +49,8 @@ def test_a_fenced_call_and_an_unknown_tool_recover_with_a_correction(tmp_path: P
         assert "could not be read as a tool call" in correction and "no Markdown code fence" in correction
         assert "read_file" in correction and "peg-native" in correction
     assert "It began: '```json'" in last_user_text(second)
+    # The fence itself is not replayed to the model (it only writes it again), only quoted in the correction.
+    assert not any(i.get("role") == "assistant" for i in second["input"])
     assert last_user_text(fourth) == "what does add do?"  # the correction was for one request only
     notices = [n["message"] for n in recorder.of("notice") if n.get("kind") == "retry"]
     assert len(notices) == 2 and "asking the model again with a correction (1 of 2)" in notices[0]
