@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/render.py` and as `python3 -m bench.render`
+
 from ui.tui import markdown as md
 from ui.tui.render import RENDERER
 

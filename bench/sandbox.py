@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/sandbox.py` and as `python3 -m bench.sandbox`
 
 from core.cancel import Cancel
 from core.config import load_settings

@@ -24,6 +24,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/soak.py` and as `python3 -m bench.soak`
+
 from bench.measurements import recorded
 from core.agent.loop import Agent
 from core.config import load_settings

@@ -28,6 +28,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/startup.py` and as `python3 -m bench.startup`
+
 from bench.measurements import recorded
 from tests.support.sse_server import Reply, ScriptedServer, text_events
 

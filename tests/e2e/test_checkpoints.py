@@ -73,7 +73,7 @@ def test_undo_after_resume_puts_the_turns_files_back(tmp_path: Path, git: bool) 
     ws = _workspace(tmp_path, git)
     state = _user_git_state(ws) if git else None
     with ScriptedServer(_turn()) as server:
-        done = run_agent(["--one", "change things"], server.url, tmp_path)
+        done = run_agent(["--one", "change things", "--yes"], server.url, tmp_path)  # ask mode (Windows) would ask
     assert done.returncode == 0, done.stderr.decode()
     assert (ws / "new.txt").exists() and not (ws / "third.bin").exists()
     assert (ws / "edit.txt").read_bytes() == EDITED.replace(b"second", b"2nd")

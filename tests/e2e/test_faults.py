@@ -141,7 +141,7 @@ HARMS: list[Fault] = [
     Fault("secret_environment", "(the user's shell) `STRIPE_KEY`, `DATABASE_URL` with a password, `MYSQL_PWD`",
           [_call("run_shell", command=env_to_file("env.txt")), _ok()], 2, 0, ANSWER, "not inherited by commands "
           "(AGENT_ENV_KEEP / AGENT_ENV_DROP adjust it)", env={"STRIPE_KEY": "sk_live_1", "MYSQL_PWD": "pw1",
-          "DATABASE_URL": "postgres://app:pw2@db.invalid/app"}, check=_env_file_written),
+          "DATABASE_URL": "postgres://app:pw2@db.invalid/app"}, check=_env_file_written, args=("--one", "hello", "--yes")),
     Fault("backtracking_regex", "(the model) `search` for `^(a+)+$` over lines of 40 a's and a `!`",
           [_call("search", pattern="^(a+)+$"), _ok()], 2, 0, ANSWER, "answered at once: patterns run on RE2, "
           "in linear time, with or without ripgrep", setup=_a_lines, check=_regex_answered),

@@ -51,7 +51,7 @@ def test_secret_variables_do_not_reach_commands_and_the_policy_adjusts(tmp_path:
     env = {**SECRETS, "PLAIN_SETTING": "visible-1", "DROPPED_SETTING": "hidden-1",
            "AGENT_ENV_KEEP": "STRIPE_*", "AGENT_ENV_DROP": "dropped_*"}
     with ScriptedServer(script) as server:
-        done = run_agent(["--one", "show env"], server.url, tmp_path, env=env)
+        done = run_agent(["--one", "show env", "--yes"], server.url, tmp_path, env=env)
     assert done.returncode == 0, done.stderr.decode()
     output = (tmp_path / "ws" / "env.txt").read_text(errors="replace")
     assert "PLAIN_SETTING=visible-1" in output and "PATH=" in output.upper()  # env really ran

@@ -211,7 +211,7 @@ def test_kill_9_during_a_tool_run_then_resume_loses_nothing(tmp_path: Path) -> N
                                  ("run_shell", {"command": f'{_python()} -c "import time; time.sleep(30)"'})])),
               Reply(text_events("resumed fine"))]
     with ScriptedServer(script) as server:
-        proc = _spawn(["--one", "make a.txt then wait"], server.url, tmp_path)
+        proc = _spawn(["--one", "make a.txt then wait", "--yes"], server.url, tmp_path)  # no question on Windows
         _wait_for(lambda: sum(r["kind"] == "function_call_output" for r in _journal_records(tmp_path)) == 1)
         time.sleep(0.3)  # inside the 30 s sleep now
         proc.kill()

@@ -65,7 +65,8 @@ def test_unparsable_model_output_mid_stream_is_a_clear_failure() -> None:
     result, _, _ = replay("qwen-unparsable-output-stream.sse")
     assert result.status == "error"
     assert "does not match the expected" in result.error.message
-    assert result.error.retryable  # server_error: retried when nothing was shown yet
+    # Resending the same request gets the same answer: the loop asks again with a correction instead.
+    assert result.error.kind == "model_output" and not result.error.retryable
 
 
 def test_http_errors_with_numeric_codes() -> None:
@@ -74,7 +75,7 @@ def test_http_errors_with_numeric_codes() -> None:
         entry = index[name]
         assert entry["status"] == status
         error = from_http(status, (LLAMA / entry["file"]).read_bytes())
-        assert error.retryable == (status == 500)
+        assert not error.retryable and error.kind == ("model_output" if status == 500 else "invalid_request")
         assert json.loads((LLAMA / entry["file"]).read_text())["error"]["message"] in error.message
 
 

@@ -29,6 +29,7 @@ def _snapshot(name: str, screen: str, workspace: Path | None = None) -> None:
         screen = re.sub(r"^( *│ in )….*?( *│)$", lambda m: m.group(1) + "<ws>".ljust(len(m.group()) - len(m.group(1)) - 1)
                         + "│", screen, flags=re.M)
     screen = re.sub(r"running (\d+) s", "running N s", screen)
+    screen = re.sub(r"^(.* · /help for help · ).*$", r"\1<ws>", screen, flags=re.M)  # the welcome line
     path = SNAPSHOTS / f"{name}.txt"
     if os.environ.get("UPDATE_SNAPSHOTS") or not path.exists():
         SNAPSHOTS.mkdir(exist_ok=True)

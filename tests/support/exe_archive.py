@@ -28,6 +28,8 @@ def contents(path: str) -> tuple[list[str], list[str], Iterator[tuple[str, bytes
             if name == pyz_name:
                 continue
             data = archive.extract(name)
+            if data is None:  # a symbolic link or folder entry (the MCP SDK's dependencies have some): no bytes
+                continue
             yield name, data
             if name.endswith(".zip"):
                 with zipfile.ZipFile(io.BytesIO(data)) as bundled:

@@ -70,3 +70,5 @@ def test_anything_in_between_or_success_is_not_stuck() -> None:
     assert not run(history, shell("5", "pytest -q"), "1 failed")[1]
     quiet: list[Item] = [UserMessage("poll")]
     assert not any(run(quiet, shell(str(n), "curl -s localhost:8000/health"), "ok", 0)[1] for n in range(5))
+    # Polling has room, not forever: the sixth identical success in a row stops the task.
+    assert run(quiet, shell("6", "curl -s localhost:8000/health"), "ok", 0)[1]

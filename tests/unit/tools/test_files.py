@@ -106,7 +106,7 @@ def test_write_file_creates_parents_and_guards_credentials(ws: Path) -> None:
 
 def test_edit_file_needs_exactly_one_match(ws: Path) -> None:
     (ws / "m.py").write_text("def f():\n    return 1\n\ndef g():\n    return 1\n")
-    with pytest.raises(ToolError, match=r"matches 2 times in m.py \(lines 2, 5\)"):
+    with pytest.raises(ToolError, match=r"in m.py: old_text matches 2 times \(lines 2, 5\)"):
         edit_file({"path": "m.py", "old_text": "    return 1", "new_text": "    return 2"}, ctx(ws))
     result = edit_file({"path": "m.py", "old_text": "def g():\n    return 1", "new_text": "def g():\n    return 3"},
                        ctx(ws))
