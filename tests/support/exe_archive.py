@@ -28,7 +28,7 @@ def contents(path: str) -> tuple[list[str], list[str], Iterator[tuple[str, bytes
             if name == pyz_name:
                 continue
             data = archive.extract(name)
-            if data is None:  # a symbolic link or folder entry (the MCP SDK's dependencies have some): no bytes
+            if data is None:  # an entry without bytes of its own (a link)
                 continue
             yield name, data
             if name.endswith(".zip"):
@@ -36,7 +36,9 @@ def contents(path: str) -> tuple[list[str], list[str], Iterator[tuple[str, bytes
                     for member in bundled.namelist():
                         yield f"{name}/{member}", bundled.read(member)
         for module in pyz.toc:
-            yield f"PYZ/{module}", pyz.extract(module, raw=True)  # raw: marshalled code, strings intact
+            code = pyz.extract(module, raw=True)  # raw: marshalled code, strings intact
+            if code is not None:  # a namespace package (mcp's dependencies have some) has none
+                yield f"PYZ/{module}", code
 
     return entries, sorted(pyz.toc), blobs()
 
