@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/checkpoints.py` and as `python3 -m bench.checkpoints`
+
 from bench.measurements import recorded
 from core.checkpoints import Checkpoints
 from core.checkpoints.gitsnap import RACY_NS

@@ -16,9 +16,13 @@ import hashlib
 import json
 import random
 import statistics
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/context.py` and as `python3 -m bench.context`
 
 from bench.measurements import recorded
 from core.context import DEFAULT_PRICES, SUMMARY_PROMPT, ContextManager, ContextSettings, cap_result

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/render.py` and as `python3 -m bench.render`
+
 from ui.tui import markdown as md
 from ui.tui.render import RENDERER
 
@@ -95,7 +97,7 @@ def naive(text: str, pieces: list[str], width: int) -> float:
 def first_frame() -> tuple[float, float]:
     """Seconds from spawning `python3 agent.py` in a pseudo-terminal to its status bar, and for
     `python3 -c pass`."""
-    from tests.sse_server import ScriptedServer
+    from tests.support.sse_server import ScriptedServer
 
     start = time.monotonic()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
@@ -131,8 +133,8 @@ def first_frame() -> tuple[float, float]:
 
 def esc_latency(trials: int = 5) -> list[float]:
     """Seconds from an Esc keypress (pipe input) to the running turn's Cancel being set, in-process."""
-    from tests.sse_server import Reply, ScriptedServer, text_events
-    from tests.tui_harness import Harness
+    from tests.support.sse_server import Reply, ScriptedServer, text_events
+    from tests.support.tui_harness import Harness
 
     slow = Reply(text_events("tick " * 200, chunks=200), delay=0.2)
     seen: list[float] = []

@@ -13,7 +13,11 @@ restored next request is identical (it must be).
 from __future__ import annotations
 
 import json
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/resume.py` and as `python3 -m bench.resume`
 
 from bench.context import INSTRUCTIONS, SETTINGS, Session, stand_in_summary
 from bench.measurements import recorded

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/sandbox.py` and as `python3 -m bench.sandbox`
+
+from bench.measurements import recorded
 from core.cancel import Cancel
 from core.config import load_settings
 from core.sandbox import Confinement, landlock, probe
@@ -68,4 +72,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recorded("sandbox", "Sandbox: the set-up cost of a command, confined against unconfined"):
+        main()

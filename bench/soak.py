@@ -24,12 +24,14 @@ import time
 import tracemalloc
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/soak.py` and as `python3 -m bench.soak`
+
 from bench.measurements import recorded
 from core.agent.loop import Agent
 from core.config import load_settings
 from core.session.items import AssistantMessage, FunctionCall, FunctionCallOutput, UserMessage
 from core.session.journal import Journal, load
-from tests.sse_server import Reply, ScriptedServer, call_events, text_events
+from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 FAULTS = ("ok",) * 14 + ("429", "500", "503", "reset", "drop_before", "drop_after", "junk")
 

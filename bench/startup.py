@@ -5,7 +5,7 @@ the exe first when it is missing or stale (`./build.sh`). Three measures, median
 `--runs` runs each:
 
 - `--version`: process start to exit (the fast path: no settings, no network code);
-- `--one`: a piped one-shot task answered by the scripted server on 127.0.0.1 (tests/sse_server.py);
+- `--one`: a piped one-shot task answered by the scripted server on 127.0.0.1 (tests/support/sse_server.py);
 - first frame: the program started in tmux with no flags (what a double-click runs) until its first
   screen shows: the full-screen TUI's first frame, or the plain REPL where the TUI cannot start.
   `tmux + echo` is what tmux's own start and the polling cost, for scale.
@@ -28,8 +28,10 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/startup.py` and as `python3 -m bench.startup`
+
 from bench.measurements import recorded
-from tests.sse_server import Reply, ScriptedServer, text_events
+from tests.support.sse_server import Reply, ScriptedServer, text_events
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-bench-0000000000000000"

@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 from core.prices import parse_prices
 
 API_KEY = "DEEPSEEK_API_KEY"
-SANDBOX_CHOICES = ("auto", "landlock", "bwrap", "off")
+SANDBOX_CHOICES = ("auto", "landlock", "bwrap", "wintoken", "off")
 
 
 class ConfigError(Exception):
@@ -130,7 +130,7 @@ class Settings:
     env_keep: str = ""  # AGENT_ENV_KEEP / AGENT_ENV_DROP: see core.secrets.EnvPolicy
     env_drop: str = ""
     mode: str = ""  # AGENT_MODE: auto, ask or yes (core.modes); empty: auto where a sandbox works, else ask
-    sandbox: str = "auto"  # AGENT_SANDBOX: auto, landlock, bwrap or off (see core.sandbox)
+    sandbox: str = "auto"  # AGENT_SANDBOX: auto, landlock, bwrap, wintoken or off (see core.sandbox)
     network: str = "on"  # AGENT_NETWORK=off: confined commands may not open TCP connections
     sandbox_writable: str = ""  # AGENT_SANDBOX_WRITABLE: more folders commands may write (os.pathsep-separated)
     mcp_config: str = ""  # DEEPSEEK_MCP_CONFIG: one more mcp.json to read (see core.mcp.config)

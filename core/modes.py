@@ -33,4 +33,6 @@ def resolve_mode(settings: Settings) -> str:
     if settings.mode == AUTO and not sandbox.active:
         raise ConfigError(f"the auto mode runs commands in a sandbox, and none works here ({sandbox.reason}); "
                           "use --mode ask, or --yes")
-    return settings.mode or default_mode(sandbox.active, yes=False)
+    # The Windows token keeps writes in but reads and the network open: it is not enough to run
+    # commands unasked by default, only when the user asks for auto.
+    return settings.mode or default_mode(sandbox.active and sandbox.backend != "wintoken", yes=False)

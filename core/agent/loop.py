@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from core import protocol as ev
 from core.agent.approvals import Approvals
+from core.agent.guard import UNREADABLE_IN_A_ROW, Guard
 from core.agent.prompt import build_instructions
 from core.agent.rules import AllowRules
 from core.cancel import Cancel
@@ -134,16 +135,27 @@ class Agent:
                                             meta={"tool": call.name, "status": "interrupted"}))
 
     def _steps(self, cancel: Cancel) -> Outcome:
+        guard = Guard()
+        correction: str | None = None
         for step in range(1, self.settings.max_steps + 1):
-            result = self._ask(cancel, step)
+            result = self._ask(cancel, step, correction)
             self._record_turn(result)
             if result.status == "aborted":
                 self.emit(ev.Aborted(reason=cancel.reason or "interrupted"))
                 return Outcome("aborted", result.text, step, result.error)
             if result.status == "error":
                 error = result.error or ApiError("the response failed", kind="server")
+                correction = guard.correction(result, [tool["name"] for tool in self.tools])
+                if correction is not None:  # an unreadable answer: ask again, telling the model why
+                    self.emit(ev.Notice(kind="retry", message=f"{error.message}; asking the model again with a "
+                                        f"correction ({guard.unreadable} of {UNREADABLE_IN_A_ROW - 1})"))
+                    continue
+                if error.kind == "model_output":
+                    error = ApiError(guard.unreadable_stop(result), kind="stuck")
                 self.emit(ev.Error(message=error.message, kind=error.kind))
                 return Outcome("error", result.text, step, error)
+            guard.answered()
+            correction = None
             calls = result.calls
             if result.status == "incomplete":
                 message = _incomplete_message(result.incomplete_reason)
@@ -153,7 +165,7 @@ class Agent:
                 self.emit(ev.Notice(kind="warning", message=message))
             if not calls:
                 return Outcome("ok", result.text, step)
-            if not self._run_calls(calls, cancel):
+            if not self._run_calls(calls, cancel, guard):
                 self.emit(ev.Aborted(reason=cancel.reason or "interrupted"))
                 return Outcome("aborted", result.text, step)
             if self._stuck:
@@ -165,10 +177,11 @@ class Agent:
         self.emit(ev.Error(message=message, kind="step_limit"))
         return Outcome("step_limit", "", self.settings.max_steps, ApiError(message, kind="step_limit"))
 
-    def _run_calls(self, calls: list[FunctionCall], cancel: Cancel) -> bool:
+    def _run_calls(self, calls: list[FunctionCall], cancel: Cancel, guard: Guard) -> bool:
         """Run the turn's calls in order; False if interrupted (the rest get a 'not run' output)."""
         held = _HeldToolEvent(self.emit)
         cap = self.context.settings.result_cap_tokens
+        outputs: list[FunctionCallOutput] = []
         for call in calls:
             if cancel.cancelled:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
@@ -187,27 +200,33 @@ class Agent:
             repeat = judge_repeat(self.history, call, output)
             output.output = repeat.text or output.output
             self._stuck = repeat.message or self._stuck
+            if (warning := guard.replayed(call)) is not None:
+                output.output += "\n" + warning
+            outputs.append(output)
             # Undecodable file names and bytes must not reach the request, nor the key the model.
             output.output = self._redact(clean_text(cap_result(output.output, call.name, output.meta, cap)))
             held.release(output.output)
             self._record(output)
+        self._stuck = self._stuck or guard.after_step(outputs)
         return not cancel.cancelled
 
     # -- requests ---------------------------------------------------------------------------
-    def _ask(self, cancel: Cancel, step: int = 1) -> TurnResult:
-        """One model turn on the shaped history; a too-long request is reshaped hard and retried once."""
+    def _ask(self, cancel: Cancel, step: int = 1, correction: str | None = None) -> TurnResult:
+        """One model turn on the shaped history; a too-long request is reshaped hard and retried once.
+        A correction (why the last answer could not be read) goes after the history, this request only."""
+        extra = [UserMessage(correction)] if correction else []
         self._offer_mcp_tools(cancel)
         self._shaped = self._shape(force=False)
         self.emit(ev.TurnStarted(step=step, max_steps=self.settings.max_steps,
                                     estimated_tokens=self._shaped.tokens, budget_tokens=self.context.budget,
                                     window=self.settings.context_window, model=self.settings.model))
-        result = self.client.stream(self._body(self._shaped.items), self.emit, cancel)
+        result = self.client.stream(self._body([*self._shaped.items, *extra]), self.emit, cancel)
         if not _overflowed(result):
             return result
         self.emit(ev.Notice(kind="context", message="the server says the request is too long for the "
                               "model; shaping harder and retrying once"))
         self._shaped = self._shape(force=True)
-        result = self.client.stream(self._body(self._shaped.items), self.emit, cancel)
+        result = self.client.stream(self._body([*self._shaped.items, *extra]), self.emit, cancel)
         if _overflowed(result) and result.error is not None:
             result.error.message = (
                 "The conversation no longer fits the model's context window, even after shaping it as far as "
@@ -330,15 +349,17 @@ class Agent:
                                       "follows is not saved until this is fixed"))
 
     def _record_turn(self, result: TurnResult) -> None:
-        """Journal what the model produced. Calls are kept only if they will get outputs."""
+        """Journal what the model produced. Calls are kept only if they will get outputs. The start of an
+        unreadable answer (a fence) is not kept: a weak model shown its own "```json" writes it again."""
         runnable = result.status in ("ok", "incomplete")
+        unreadable = result.error is not None and result.error.kind == "model_output"
         for item in result.items:
             if isinstance(item, FunctionCall):
                 if not runnable:
                     continue
                 item.call_id = self._unique_call_id(item.call_id)
             if isinstance(item, AssistantMessage):
-                if not item.text:
+                if not item.text or unreadable:
                     continue
                 if result.status == "aborted":
                     item.status = "interrupted"

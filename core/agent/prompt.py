@@ -23,8 +23,8 @@ Environment: {os}; workspace root {root}; shell for run_shell: {shell}. Today is
 How to work:
 - Look before you change: list, search and read the relevant files first. Paths are relative to the
   workspace root; the file tools cannot reach outside it.
-- Make focused changes: edit_file for changes to existing files (old_text must match exactly once),
-  write_file for new files or full rewrites.
+- Make focused changes: edit_file for a change to an existing file (old_text must name exactly one
+  place), multi_edit for several changes to one file, write_file for new files or full rewrites.
 - Verify: run the project's tests, linters or build after changing code, and fix what fails.
 - run_shell output is pruned to what matters (errors, failures, summaries) and stamped with what was
   hidden; page through the full output with read_output when you need more.

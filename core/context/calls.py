@@ -14,7 +14,7 @@ from typing import Any
 
 from ..session.items import FunctionCall
 
-MUTATING_TOOLS = frozenset({"write_file", "edit_file"})
+MUTATING_TOOLS = frozenset({"write_file", "edit_file", "multi_edit"})
 SHELL_TOOL = "run_shell"
 
 _VIEWERS = {"cat", "head", "tail", "less", "more", "nl", "sed", "wc", "file", "stat", "diff", "cmp"}

@@ -6,7 +6,9 @@ output equals the last run of the same call (timings, dates, temp paths and addr
 the model gets one line pointing at the earlier result instead of the same text again. When the
 same call fails with the same output three times in a row, with no other call or user message in
 between, the model is stuck (a small model ran `pytest -q` fifty times on unchanged files): the
-task stops with a clear message.
+task stops with a clear message. A call that succeeds with the same output gets a little more room
+(polling a log or a starting server is ordinary work), then stops the same way (a small model
+called the same read_output 69 times).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..session.items import FunctionCall, FunctionCallOutput, Item, UserMessage
 from .calls import call_key
 
 STUCK_AFTER = 3  # the same failing output this many times in a row stops the task
+STUCK_AFTER_SUCCESS = 6  # the same successful output this many times in a row stops it too
 FINGERPRINT = "fingerprint"  # the meta key of a result's normalised hash
 
 # What differs between two runs that did the same thing.
@@ -40,7 +43,7 @@ class Repeat:
     """The verdict on one call's result."""
 
     text: str | None = None  # the line to give the model instead of the output, when it repeats
-    stuck: bool = False  # the same failing output STUCK_AFTER times in a row: stop the task
+    stuck: bool = False  # the same output STUCK_AFTER (or STUCK_AFTER_SUCCESS) times in a row: stop the task
     message: str = ""  # what to tell the user when stuck
 
 
@@ -61,7 +64,7 @@ def judge_repeat(history: list[Item], call: FunctionCall, output: FunctionCallOu
     output.meta[FINGERPRINT] = mark
     key = call_key(call)
     outputs = {i.call_id: i for i in history if isinstance(i, FunctionCallOutput)}
-    in_a_row = 1  # the same failing output, with nothing in between, counting this one
+    in_a_row = 1  # the same output and status, with nothing in between, counting this one
     adjacent = True
     previous: FunctionCallOutput | None = None
     for item in reversed(history):
@@ -73,7 +76,7 @@ def judge_repeat(history: list[Item], call: FunctionCall, output: FunctionCallOu
         same = call_key(item) == key and earlier is not None and earlier.meta.get(FINGERPRINT) == mark
         if previous is None and call_key(item) == key:
             previous = earlier
-        if adjacent and same and _failed(earlier) and _failed(output):
+        if adjacent and same and _failed(earlier) == _failed(output):
             in_a_row += 1
         else:
             adjacent = False
@@ -82,8 +85,10 @@ def judge_repeat(history: list[Item], call: FunctionCall, output: FunctionCallOu
     if previous is None or previous.meta.get(FINGERPRINT) != mark:
         return Repeat()
     text = f"same output as {_name(previous)}{_exit(output)}"
-    if in_a_row >= STUCK_AFTER:
-        return Repeat(text, True, f"{call.name} returned the same failing output {in_a_row} times in a row with "
+    failing = _failed(output)
+    if in_a_row >= (STUCK_AFTER if failing else STUCK_AFTER_SUCCESS):
+        what = "the same failing output" if failing else "the same output"
+        return Repeat(text, True, f"{call.name} returned {what} {in_a_row} times in a row with "
                                   "nothing changed in between; stopping so the model does not burn more time. "
                                   "Give it a hint or change the task.")
     return Repeat(text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 import socket
 import ssl
 from typing import TYPE_CHECKING, Any
@@ -18,13 +19,17 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 # Error codes inside a stream that a new attempt may cure.
 RETRYABLE_CODES = frozenset({"server_error", "rate_limit_exceeded", "service_unavailable_error",
                              "server_is_overloaded", "slow_down", "internal_error"})
+# A local server (llama.cpp) fails the response when the model's tool call cannot be parsed. Sending
+# the same request again gets the same answer; the agent loop asks again with a correction instead.
+_UNREADABLE_OUTPUT = re.compile(r"does not match the expected [\w-]+ format|Failed to parse tool call", re.IGNORECASE)
 
 
 class ApiError(Exception):
     """A request or stream failed. `kind` names the cause for the UI and the exit code.
 
     kinds: auth, balance, rate_limit, server, invalid_request, context_overflow, network,
-    stream (a broken or malformed stream), incomplete, aborted.
+    stream (a broken or malformed stream), model_output (the model's answer could not be parsed),
+    incomplete, aborted.
     """
 
     def __init__(self, message: str, *, kind: str, status: int | None = None, code: str | None = None,
@@ -72,6 +77,8 @@ def from_http(status: int, body: bytes, key_source: str = "") -> ApiError:
     except ValueError:
         message, code, etype = text[:500], None, None
     message = message or f"HTTP {status}"
+    if _UNREADABLE_OUTPUT.search(message):
+        return unreadable_output(message, code, etype, status)
     if status == 401:
         where = f" (the key came from {key_source})" if key_source else ""
         return ApiError(f"The API key was rejected{where}: {message}", kind="auth", status=status,
@@ -98,6 +105,8 @@ def from_stream(payload: Any) -> ApiError:
     """An `error` event or `response.failed` inside a 200 stream."""
     message, code, etype = error_fields(payload)
     message = message or "the server reported a failure without a message"
+    if _UNREADABLE_OUTPUT.search(message):
+        return unreadable_output(message, code, etype)
     if is_context_overflow(code, etype, message):
         return ApiError(f"The request is too long for the model: {message}", kind="context_overflow",
                         code=code, type=etype)
@@ -106,6 +115,11 @@ def from_stream(payload: Any) -> ApiError:
     retryable = code in RETRYABLE_CODES or etype in RETRYABLE_CODES
     return ApiError(f"The server failed the response: {message}", kind="server" if retryable else "invalid_request",
                     code=code, type=etype, retryable=retryable)
+
+
+def unreadable_output(message: str, code: str | None, etype: str | None, status: int | None = None) -> ApiError:
+    return ApiError(f"The server could not parse the model's answer: {message}", kind="model_output",
+                    status=status, code=code, type=etype)
 
 
 # getaddrinfo failures that are worth another try: the resolver itself is down or busy (EAI_AGAIN on

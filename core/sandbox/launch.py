@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,14 +32,18 @@ class Confinement:
 
 @dataclass(frozen=True)
 class Launch:
+    """How to start the command: `launch.popen(launch.argv, **kwargs, **launch.popen_kwargs)`;
+    `popen` is subprocess.Popen but where the sandbox must make the process itself (a token)."""
+
     argv: list[str]
     popen_kwargs: dict[str, Any] = field(default_factory=dict)
+    popen: Callable[..., subprocess.Popen] = subprocess.Popen
 
 
 @contextmanager
 def confine(argv: list[str], confinement: Confinement | None) -> Iterator[Launch]:
-    """Start the process (`subprocess.Popen(launch.argv, **kwargs, **launch.popen_kwargs)`) inside
-    this block: a Landlock ruleset lives only until the block ends."""
+    """Start the process (`launch.popen(launch.argv, **kwargs, **launch.popen_kwargs)`) inside this
+    block: a Landlock ruleset lives only until the block ends."""
     if confinement is None:
         yield Launch(argv)
     elif confinement.info.backend == "landlock":
@@ -46,5 +51,11 @@ def confine(argv: list[str], confinement: Confinement | None) -> Iterator[Launch
             yield Launch(argv, {"preexec_fn": enter})
     elif confinement.info.backend == "bwrap":
         yield Launch(bwrap.wrap(argv, confinement.policy))
+    elif confinement.info.backend == "wintoken":
+        from core.sandbox import wintoken
+
+        wintoken.label_writable(confinement.policy.writable)
+        # `integrity` is TokenPopen's alone: a caller that ignores `popen` fails rather than runs unconfined.
+        yield Launch(argv, {"integrity": wintoken.LOW_INTEGRITY}, popen=wintoken.TokenPopen)
     else:
         yield Launch(argv)

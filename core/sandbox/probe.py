@@ -11,7 +11,7 @@ from core.sandbox import bwrap, landlock
 
 @dataclass(frozen=True)
 class SandboxInfo:
-    """The active sandbox: `backend` is "landlock", "bwrap" or "none"; `enforces` lists what the
+    """The active sandbox: `backend` is "landlock", "bwrap", "wintoken" or "none"; `enforces` lists what the
     kernel holds, in words for the status bar, `--json` and the docs."""
 
     backend: str
@@ -32,10 +32,14 @@ class SandboxInfo:
 
 @lru_cache(maxsize=8)
 def probe(choice: str = "auto", network: bool = True) -> SandboxInfo:
-    """The sandbox for `choice` (AGENT_SANDBOX): "auto" takes Landlock, then bubblewrap; "off" and
-    a backend this machine lacks give "none" with the reason."""
+    """The sandbox for `choice` (AGENT_SANDBOX): "auto" takes Landlock, then bubblewrap; on Windows
+    only "wintoken" gives one; "off" and a backend this machine lacks give "none" with the reason."""
     if choice == "off":
         return SandboxInfo("none", reason="turned off")
+    if sys.platform == "win32":
+        return _windows(choice, network)
+    if choice == "wintoken":
+        return SandboxInfo("none", reason="the low-integrity token sandbox is Windows'")
     if not sys.platform.startswith("linux"):
         return SandboxInfo("none", reason=f"no kernel sandbox on {sys.platform} yet")
     version = landlock.abi()
@@ -48,6 +52,23 @@ def probe(choice: str = "auto", network: bool = True) -> SandboxInfo:
     if choice == "bwrap":
         return SandboxInfo("none", reason="bwrap is not installed or cannot make namespaces here")
     return SandboxInfo("none", reason="no Landlock in this kernel and no working bwrap")
+
+
+def _windows(choice: str, network: bool) -> SandboxInfo:
+    """Only when asked by name, and only when it is seen to hold here: the low-integrity token is
+    not proven on real Windows yet, so the default stays none (and the mode `ask`)."""
+    if choice != "wintoken":
+        linux_only = f"{choice} is Linux's; " if choice in ("landlock", "bwrap") else ""
+        return SandboxInfo("none", reason=f"{linux_only}the Windows sandbox (a low-integrity token) is unproven; "
+                                          "AGENT_SANDBOX=wintoken tries it")
+    from core.sandbox import wintoken
+
+    failed = wintoken.works()
+    if failed:
+        return SandboxInfo("none", reason=failed)
+    return SandboxInfo("wintoken", 0, ("writes only in the workspace and temp folders (low integrity, unproven)",
+                                       "reads NOT limited: secrets readable",
+                                       "network on" if network else "network NOT blocked"))
 
 
 def _landlock_enforces(version: int, network: bool) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 from core import protocol as ev
 from core.session.items import FunctionCall, FunctionCallOutput
 from core.tools.base import Tool, ToolContext, ToolError, ToolResult, params, parse_arguments
-from core.tools.files import edit_file, list_files, read_file, write_file
+from core.tools.files import edit_file, list_files, multi_edit, read_file, write_file
 from core.tools.output import read_output
 from core.tools.search import search
 from core.tools.shell import detect_shell, run_shell
@@ -46,14 +46,26 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
     Tool("write_file", "Create or overwrite a file with the given content (parent folders are created).",
          params({"path": _PATH, "content": {"type": "string", "description": "The complete new file content."}},
                 ["path", "content"]), write_file),
-    Tool("edit_file", "Replace an exact passage of a file. old_text must match exactly once (copy it, "
-         "indentation included, from read_file output without the line numbers) unless replace_all is true.",
+    Tool("edit_file", "Replace a passage of a file. Copy old_text from read_file output without the line "
+         "numbers; it must name exactly one place (unless replace_all is true). Small differences in "
+         "whitespace, indentation and line endings are forgiven when the place is still unambiguous; the "
+         "result says what was forgiven. To change several places in one file use multi_edit.",
          params({
              "path": _PATH,
-             "old_text": {"type": "string", "description": "The exact text to replace."},
+             "old_text": {"type": "string", "description": "The text to replace, copied from the file."},
              "new_text": {"type": "string", "description": "The replacement text."},
-             "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."},
+             "replace_all": {"type": "boolean", "description": "Replace every exact occurrence (default false)."},
          }, ["path", "old_text", "new_text"]), edit_file),
+    Tool("multi_edit", "Make several replacements in one file, in order, all or nothing: if any old_text "
+         "does not name exactly one place, the file is left unchanged. Each edit works like edit_file.",
+         params({
+             "path": _PATH,
+             "edits": {"type": "array", "description": "The replacements, applied one after another.",
+                       "items": {"type": "object", "properties": {
+                           "old_text": {"type": "string", "description": "The text to replace."},
+                           "new_text": {"type": "string", "description": "The replacement text."},
+                       }, "required": ["old_text", "new_text"], "additionalProperties": False}},
+         }, ["path", "edits"]), multi_edit),
     Tool("list_files", "List files and folders under a path (folders end with /). Skips .git, node_modules, "
          "virtualenvs and caches.",
          params({

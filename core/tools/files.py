@@ -1,4 +1,4 @@
-"""File tools: read (numbered, paged), write, exact search/replace edit, and listing.
+"""File tools: read (numbered, paged), write, search/replace edits (one or several), and listing.
 
 Every path goes through the workspace guard. Results carry `meta` facts (path, range, content
 hash) that the context shaper uses to replace stale duplicate reads.
@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from core.credentials import is_credential_path
+from core.tools.atomic import WriteFailed, write_atomically
 from core.tools.base import ToolContext, ToolError, ToolResult
+from core.tools.edit_match import EditMismatch, Placement, locate, locate_all
 from core.tools.workspace import OutsideWorkspace, resolve_path
 
 DEFAULT_READ_LINES = 2000
@@ -136,6 +138,13 @@ def _guard_credentials(ctx: ToolContext, rel: str, action: str) -> None:
             raise ToolError(f"refused: {rel} looks like a credential file and writing it needs approval ({refusal})")
 
 
+def _store(ctx: ToolContext, target: Path, data: bytes, make_parents: bool = False) -> None:
+    try:
+        write_atomically(ctx.workspace.root, target, data, make_parents)
+    except WriteFailed as exc:
+        raise ToolError(str(exc)) from None
+
+
 def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     target = resolve(ctx, args["path"])
     content: str = args["content"]
@@ -143,10 +152,9 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if target.is_dir():
         raise ToolError(f"{rel} is a directory")
     _guard_credentials(ctx, rel, "write")
-    previous = target.read_bytes() if target.exists() else None
-    target.parent.mkdir(parents=True, exist_ok=True)
+    previous = target.read_bytes() if target.is_file() else None
     data = content.encode("utf-8")
-    target.write_bytes(data)
+    _store(ctx, target, data, make_parents=True)
     if ctx.checkpoints is not None:
         ctx.checkpoints.file_changed("write_file", rel, previous, data)
     lines = len(content.splitlines())
@@ -156,72 +164,64 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    target = resolve(ctx, args["path"])
+    edit = {"old_text": args["old_text"], "new_text": args["new_text"], "replace_all": args.get("replace_all")}
+    return _apply_edits(args["path"], [edit], ctx, "edit_file")
+
+
+def multi_edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    edits = args["edits"]
+    if not isinstance(edits, list) or not edits:
+        raise ToolError("edits must be a non-empty list of {old_text, new_text} objects")
+    for number, edit in enumerate(edits, 1):
+        if not isinstance(edit, dict) or not isinstance(edit.get("old_text"), str) \
+                or not isinstance(edit.get("new_text"), str):
+            raise ToolError(f"edit {number} must be an object with string old_text and new_text")
+    return _apply_edits(args["path"], edits, ctx, "multi_edit")
+
+
+def _apply_edits(path: str, edits: list[dict[str, Any]], ctx: ToolContext, tool: str) -> ToolResult:
+    """Apply each edit in turn to the text in memory, then write once: all of them land or none."""
+    target = resolve(ctx, path)
     if not target.is_file():
-        raise _missing(ctx, target, args["path"])
+        raise _missing(ctx, target, path)
     rel = ctx.workspace.rel(target)
     _guard_credentials(ctx, rel, "edit")
-    old, new = args["old_text"], args["new_text"]
-    if not old:
-        raise ToolError("old_text is empty; to create or replace a whole file use write_file")
     raw = target.read_bytes()
     if looks_binary(raw[:SNIFF_BYTES]):
-        raise ToolError(f"{rel} looks like a binary file; edit_file only edits text")
+        raise ToolError(f"{rel} looks like a binary file; {tool} only edits text")
     text = raw.decode("utf-8", errors="surrogateescape")
-    count = text.count(old)
-    if count == 0 and "\r\n" in text and "\r\n" not in old:
-        # The model writes \n; a CRLF passage should still match, and stay CRLF.
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        count = text.count(old)
-    if count == 0:
-        raise ToolError(_no_match_message(text, args["old_text"], rel))
-    if count > 1 and not args.get("replace_all"):
-        lines = _match_lines(text, old)
-        raise ToolError(f"old_text matches {count} times in {rel} (lines {', '.join(map(str, lines[:10]))}); "
-                        "include more surrounding lines to make it unique, or set replace_all=true")
-    first_line = text[:text.find(old)].count("\n") + 1
-    updated = text.replace(old, new) if args.get("replace_all") else text.replace(old, new, 1)
-    data = updated.encode("utf-8", errors="surrogateescape")
-    target.write_bytes(data)
+    reports = []
+    for number, edit in enumerate(edits, 1):
+        label = f"edit {number} of {len(edits)}: " if len(edits) > 1 else ""
+        undone = "; no edit was applied" if len(edits) > 1 else ""
+        old, new = edit["old_text"], edit["new_text"]
+        if not old:
+            raise ToolError(f"{label}old_text is empty; to create or replace a whole file use write_file{undone}")
+        try:
+            places = locate_all(text, old, new) if edit.get("replace_all") else [locate(text, old, new)]
+        except EditMismatch as exc:
+            raise ToolError(f"{label}in {rel}: {exc}{undone}") from None
+        for place in reversed(places):
+            text = text[:place.start] + place.replacement + text[place.end:]
+        reports.append(_report(text, places, label))
+    data = text.encode("utf-8", errors="surrogateescape")
+    if data == raw:
+        raise ToolError(f"new_text is the same as old_text: {rel} is unchanged")
+    _store(ctx, target, data)
     if ctx.checkpoints is not None:
-        ctx.checkpoints.file_changed("edit_file", rel, raw, data)
-    replaced = count if args.get("replace_all") else 1
-    span = new.count("\n") + 1
-    shown = updated.split("\n")[max(0, first_line - 3): first_line - 1 + span + 2]
-    excerpt = "\n".join(f"{max(1, first_line - 2) + i:>6}\t{line.rstrip(chr(13))}"
+        ctx.checkpoints.file_changed(tool, rel, raw, data)
+    return ToolResult(f"edited {rel}: " + "\n".join(reports), meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})
+
+
+def _report(text: str, places: list[Placement], label: str) -> str:
+    """What was replaced where (and what was forgiven), with the new lines around the first place."""
+    first = places[0]
+    note = f" ({first.note})" if first.note else ""
+    span = first.replacement.count("\n") + 1
+    shown = text.split("\n")[max(0, first.line - 3): first.line - 1 + span + 2]
+    excerpt = "\n".join(f"{max(1, first.line - 2) + i:>6}\t{line.rstrip(chr(13))}"
                         for i, line in enumerate(shown[:40]))
-    return ToolResult(f"edited {rel}: replaced {replaced} occurrence(s) at line {first_line}\n{excerpt}",
-                      meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})
-
-
-def _match_lines(text: str, needle: str) -> list[int]:
-    lines, start = [], 0
-    while (found := text.find(needle, start)) >= 0:
-        lines.append(text.count("\n", 0, found) + 1)
-        start = found + 1
-    return lines
-
-
-def _no_match_message(text: str, old: str, rel: str) -> str:
-    """Say why nothing matched and show the closest passage, so the next try can succeed."""
-    message = f"old_text was not found in {rel}"
-    if " ".join(old.split()) in " ".join(text.split()):
-        message += " (it matches when whitespace is ignored: copy the indentation and line breaks exactly)"
-    file_lines = text.split("\n")
-    want = old.strip("\n").split("\n")
-    best, best_at = 0.0, -1
-    first = want[0].strip()
-    for i, line in enumerate(file_lines):
-        score = difflib.SequenceMatcher(None, line.strip(), first).quick_ratio()
-        if score > best:
-            best, best_at = score, i
-    if best_at >= 0 and best > 0.5:
-        block = file_lines[best_at: best_at + max(len(want), 1) + 1]
-        shown = "\n".join(f"{best_at + 1 + i:>6}\t{line.rstrip(chr(13))}" for i, line in enumerate(block[:30]))
-        message += f"; the closest passage is at line {best_at + 1}:\n{shown}"
-    else:
-        message += "; read the file again to see its current content"
-    return message
+    return f"{label}replaced {len(places)} occurrence(s) at line {first.line}{note}\n{excerpt}"
 
 
 def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

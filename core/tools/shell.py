@@ -81,7 +81,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     with shell.invocation(command) as argv:
         try:
             with confine(argv, confinement) as launch:  # a Landlock ruleset is needed only until the fork
-                proc = subprocess.Popen(launch.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                proc = launch.popen(launch.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs,
                                         **launch.popen_kwargs)
         except subprocess.SubprocessError:  # the child could not enter the sandbox: nothing ran

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TEST_KEY
-from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.test_one_shot import AGENT
+from tests.support.agent_process import AGENT
+from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0,
                                 reason="mounts a small tmpfs: Linux, as root")

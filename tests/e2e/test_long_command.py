@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.test_one_shot import run_agent
+from tests.support.agent_process import run_agent
+from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell syntax")
 

@@ -13,7 +13,7 @@ import pytest
 
 from core.sandbox import probe
 from tests.conftest import TEST_KEY
-from tests.sse_server import Reply, ScriptedServer, call_events, text_events
+from tests.support.agent_process import run_agent
 from tests.support.sandbox_corpus import (
     CANARY,
     DESTRUCTIVE,
@@ -24,7 +24,7 @@ from tests.support.sandbox_corpus import (
     encodings,
     leaks,
 )
-from tests.test_one_shot import run_agent
+from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not probe("auto").active,
                                 reason="needs the Linux kernel sandbox")

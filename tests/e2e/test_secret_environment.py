@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TEST_KEY
-from tests.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.test_one_shot import AGENT, run_agent
+from tests.support.agent_process import AGENT, run_agent
+from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/<pid>/environ is Linux's")
 

@@ -259,10 +259,12 @@ class ToolBlock(Block):
         if not isinstance(args, dict):
             return None
         if self.state.name == "edit_file" and isinstance(args.get("old_text"), str):
-            old, new = safe(args["old_text"]).split("\n"), safe(str(args.get("new_text", ""))).split("\n")
-            lines = list(difflib.unified_diff(old, new, lineterm="", n=2))[2:]
+            lines = _edit_diff(args)
+        elif self.state.name == "multi_edit" and isinstance(args.get("edits"), list):
+            lines = [line for edit in args["edits"] if isinstance(edit, dict) and isinstance(edit.get("old_text"), str)
+                     for line in _edit_diff(edit)]
         elif self.state.name == "write_file" and isinstance(args.get("content"), str):
-            lines = ["+" + line for line in safe(args["content"]).split("\n")]
+            lines = ["+" + line for line in _file_lines(safe(args["content"]))]
         else:
             return None
         styles = {"+": "ansigreen", "-": "ansired", "@": "ansicyan"}
@@ -271,6 +273,16 @@ class ToolBlock(Block):
     def markdown(self) -> str:
         s = self.state
         return f"`{s.name} {describe(s.name, s.arguments)}` → {s.status}"
+
+
+def _edit_diff(edit: dict[str, Any]) -> list[str]:
+    old, new = _file_lines(safe(edit["old_text"])), _file_lines(safe(str(edit.get("new_text", ""))))
+    return list(difflib.unified_diff(old, new, lineterm="", n=2))[2:]
+
+
+def _file_lines(text: str) -> list[str]:
+    """A text's lines as an editor shows them: a final newline ends the last line, it adds none."""
+    return text.removesuffix("\n").split("\n")
 
 
 def _fold(result: list[str], command: bool) -> tuple[list[str], list[str]]:
@@ -304,6 +316,20 @@ class BannerBlock(Block):
     def render(self, width: int) -> list[Fragments]:
         style, glyph = self.STYLES.get(self.kind, ("ansiyellow", "warn"))
         return _indent(_text_lines(Text(f"{GLYPHS[glyph]} {self.text}", style=style), width - INDENT))
+
+    def markdown(self) -> str:
+        return f"*{self.text}*"
+
+
+class WelcomeBlock(Block):
+    """The first screen's one quiet line: cut at the edge rather than wrapped onto a second."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = safe(text)
+
+    def render(self, width: int) -> list[Fragments]:
+        return _indent([_clip(self.text, width - INDENT, "ansibrightblack")])
 
     def markdown(self) -> str:
         return f"*{self.text}*"

@@ -7,6 +7,7 @@ runs on the UI thread and is the only place that changes blocks or status.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -14,6 +15,7 @@ import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from core import protocol as ev
@@ -26,6 +28,7 @@ from ui.tui.blocks import (
     ToolBlock,
     ToolState,
     UserBlock,
+    WelcomeBlock,
 )
 from ui.tui.render import safe
 from ui.tui.transcript import Transcript
@@ -236,6 +239,8 @@ class View:
                 self.add(ToolBlock(state))
         if d.resumed:
             self.banner("info", f"resumed session {d.id} ({len(history)} entries)")
+        elif not history:
+            self.add(WelcomeBlock(welcome(d)))
 
     def _stream(self, item_id: str, kind: type) -> Any:
         key = f"{kind.__name__}:{item_id}"
@@ -328,3 +333,11 @@ class View:
             if block.foldable:
                 return block
         return None
+
+
+def welcome(session: ev.SessionOpened) -> str:
+    """The one quiet line an empty screen shows: which model, which mode, where help is, where."""
+    workspace, home = session.workspace, str(Path.home())
+    if workspace == home or workspace.startswith(home + os.sep):
+        workspace = "~" + workspace[len(home):]
+    return f"{session.model} · mode {session.mode or 'ask'} · /help for help · {workspace}"

@@ -3,6 +3,7 @@ only after a yes; failures of the command's own making are left alone."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,7 @@ def test_no_sandbox_where_it_is_off(layout: Layout) -> None:
     assert Confinement.for_workspace(layout.workspace, settings) is None
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Landlock and bubblewrap are Linux's")
 def test_the_probe_falls_back_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     """A kernel without Landlock: auto takes bubblewrap where it works, and says "none" with the
     reason where neither does (then the approval mode is `ask`)."""

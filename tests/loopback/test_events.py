@@ -1,0 +1,171 @@
+"""The emit contract of core/protocol.py: lifecycle events, item ids, approvals as events answered
+through the session, the model-facing tool result, the session event and /context as data."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from core import protocol as ev
+from core.agent.approvals import NOBODY_TO_ASK, parse_decision
+from core.agent.loop import Agent
+from core.cancel import Cancel
+from core.modes import ASK, YES
+from core.protocol import fields_of
+from core.runtime.commands import run_command
+from core.runtime.open import open_session
+from core.session.journal import Journal
+from tests.conftest import Recorder, make_settings
+from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
+
+
+def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder, mode: str = ASK, interactive: bool = True,
+           **env: str) -> Agent:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    settings = make_settings(server.url, tmp_path, **env)
+    journal = Journal.create(tmp_path / "sessions", workspace, settings.model)
+    return Agent(settings, recorder, workspace, mode, interactive=interactive, journal=journal)
+
+
+def test_lifecycle_events_come_in_order_with_their_fields(tmp_path: Path, recorder: Recorder) -> None:
+    script = [Reply(call_events([("list_files", {"path": "."})])), Reply(text_events("done", reasoning="hm"))]
+    with ScriptedServer(script) as server:
+        _agent(server, tmp_path, recorder).run("look")
+    kinds = [k for k, _ in recorder.events]
+    starts = recorder.of("turn_started")
+    assert [s["step"] for s in starts] == [1, 2] and starts[0]["max_steps"] >= 2
+    assert starts[0]["estimated_tokens"] > 0 and starts[0]["budget_tokens"] > 0 and starts[0]["model"]
+    assert kinds.index("turn_started") < kinds.index("request_sent") < kinds.index("first_byte")
+    assert recorder.of("request_sent")[0] == {"attempt": 1, "max_attempts": recorder.of("request_sent")[0]["max_attempts"]}
+    assert recorder.of("first_byte")[0]["latency"] >= 0
+    # Deltas and their _done share one item id; reasoning and text have different ones.
+    text_ids = {d["item_id"] for d in recorder.of("text") + recorder.of("text_done")}
+    reasoning_ids = {d["item_id"] for d in recorder.of("reasoning")}
+    assert reasoning_ids == {d["item_id"] for d in recorder.of("reasoning_done")}
+    assert len(text_ids) == 1 and len(reasoning_ids) == 2 and not text_ids & reasoning_ids
+
+
+def test_tool_event_carries_what_the_model_received(tmp_path: Path, recorder: Recorder) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "big.txt").write_text("line of text\n" * 20_000)
+    script = [Reply(call_events([("read_file", {"path": "big.txt"})])), Reply(text_events("ok"))]
+    with ScriptedServer(script) as server:
+        _agent(server, tmp_path, recorder, DEEPSEEK_CONTEXT_WINDOW="16000", DEEPSEEK_MAX_OUTPUT_TOKENS="2000").run("read it")
+    tool = recorder.of("tool")[0]
+    sent = server.requests[1]["input"][-1]["output"]
+    assert tool["model_result"] == sent and len(tool["model_result"]) < len(tool["result"])
+
+
+def test_approval_is_an_event_answered_from_another_thread(tmp_path: Path, recorder: Recorder) -> None:
+    (tmp_path / "ws").mkdir()
+    script = [Reply(call_events([("run_shell", {"command": "git reset --hard"})])), Reply(text_events("ok"))]
+    with ScriptedServer(script) as server:
+        agent = _agent(server, tmp_path, recorder)
+
+        def answer() -> None:
+            deadline = time.monotonic() + 10
+            while not recorder.of("approval") and time.monotonic() < deadline:
+                time.sleep(0.01)
+            request = recorder.of("approval")[0]
+            assert [fields_of(p) for p in agent.approvals.pending()] == [request]
+            agent.approvals.answer(request["id"], "deny_reason", "use git clean instead")
+
+        helper = threading.Thread(target=answer)
+        helper.start()
+        agent.run("clean")
+        helper.join()
+    request = recorder.of("approval")[0]
+    tool_call = recorder.of("tool_start")[0]
+    assert request["call_id"] == tool_call["call_id"] and request["command"] == "git reset --hard"
+    assert request["cwd"] == str((tmp_path / "ws").resolve()) and request["reason"]
+    assert [d["key"] for d in request["decisions"]] == ["1", "2", "3", "4"]
+    assert recorder.of("approval_done")[0]["decision"] == "deny_reason"
+    assert "use git clean instead" in server.requests[1]["input"][-1]["output"]
+
+
+def test_always_for_this_session_is_not_asked_again(tmp_path: Path, recorder: Recorder) -> None:
+    (tmp_path / "ws").mkdir()
+    again = [Reply(call_events([("run_shell", {"command": "git clean -fd"})])), Reply(text_events("ok"))]
+    with ScriptedServer(again + again) as server:
+        agent = _agent(server, tmp_path, recorder)
+        threading.Thread(target=lambda: _answer_first(recorder, agent, "session")).start()
+        agent.run("one")
+        agent.run("the same again")  # allowed without an approval event
+    assert len(recorder.of("approval")) == 1
+    assert [d["by"] for d in recorder.of("approval_done")] == ["user", "session"]
+    assert "refused" not in [d["status"] for d in recorder.of("tool")]  # ran (git fails: no repo)
+
+
+def _answer_first(recorder: Recorder, agent: Agent, decision: str) -> None:
+    deadline = time.monotonic() + 10
+    while not recorder.of("approval") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    agent.approvals.answer(recorder.of("approval")[0]["id"], decision)
+
+
+def test_cancel_unblocks_a_waiting_approval(tmp_path: Path, recorder: Recorder) -> None:
+    (tmp_path / "ws").mkdir()
+    with ScriptedServer([Reply(call_events([("run_shell", {"command": "git reset --hard"})]))]) as server:
+        agent = _agent(server, tmp_path, recorder)
+        cancel = Cancel()
+        threading.Timer(0.3, cancel.cancel).start()
+        outcome = agent.run("go", cancel)
+    assert outcome.status == "aborted"
+    assert recorder.of("approval_done")[0]["by"] == "interrupt"
+
+
+@pytest.mark.parametrize("mode, interactive, decision", [(ASK, False, "deny"), (YES, True, "once"), (YES, False, "once")])
+def test_the_mode_or_nobody_to_ask_answers_without_asking(tmp_path: Path, recorder: Recorder, mode: str,
+                                                         interactive: bool, decision: str) -> None:
+    (tmp_path / "ws").mkdir()
+    script = [Reply(call_events([("run_shell", {"command": "git reset --hard"})])), Reply(text_events("ok"))]
+    with ScriptedServer(script) as server:
+        agent = _agent(server, tmp_path, recorder, mode, interactive)
+        agent.run("go")
+    assert not recorder.of("approval")
+    done = recorder.of("approval_done")[0]
+    assert (done["decision"], done["by"]) == (decision, "policy")
+    assert (NOBODY_TO_ASK in server.requests[1]["input"][-1]["output"]) == (decision == "deny")
+
+
+def test_decisions_parse_the_same_everywhere() -> None:
+    assert [parse_decision(x) for x in ("1", "y", "2", "A", "3", "n", "4", "x")] == [
+        "once", "once", "session", "session", "deny", "deny", "deny_reason", None]
+
+
+def test_retry_notice_has_fields(tmp_path: Path, recorder: Recorder) -> None:
+    with ScriptedServer([Reply(status=503, body=b"busy"), Reply(text_events("ok"))]) as server:
+        _agent(server, tmp_path, recorder).run("hi")
+    retry = next(n for n in recorder.of("notice") if n["kind"] == "retry")
+    assert retry["attempt"] == 2 and retry["max_attempts"] >= 2 and retry["delay"] > 0 and retry["error_kind"]
+
+
+def test_session_event_replays_history_and_context_is_data(tmp_path: Path, recorder: Recorder) -> None:
+    (tmp_path / "ws").mkdir()
+    script = [Reply(call_events([("list_files", {"path": "."})])), Reply(text_events("here you go"))]
+    with ScriptedServer(script) as server:
+        settings = make_settings(server.url, tmp_path)
+        session = open_session(settings, recorder, tmp_path / "ws", None)
+        session.agent.run("list")
+        first = session.journal.id
+        reply = run_command("/clear", session)
+        assert reply.session is not None and reply.session.journal.id != first
+        reply = run_command(f"/resume {first}", reply.session)
+    history = recorder.of("session")[-1]["history"]
+    assert recorder.of("session")[-1]["resumed"] is True
+    assert [h["kind"] for h in history] == ["user", "reasoning", "tool", "assistant"]
+    assert history[2]["name"] == "list_files" and history[2]["status"] == "ok"
+    data = run_command("/context", reply.session).data
+    assert data["total"] > 0 and data["budget"] > 0 and data["parts"]
+    reply.session.close()
+
+
+def test_event_names_are_documented() -> None:
+    names = [value for name, value in vars(ev).items() if name.isupper() and isinstance(value, str)
+             and name not in ("OK", "ERROR_STATUS", "REFUSED", "INCOMPLETE", "ABORTED_STATUS", "STEP_LIMIT")]
+    for name in names:
+        assert f"    {name} " in ev.__doc__, name

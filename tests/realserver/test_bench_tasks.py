@@ -1,0 +1,46 @@
+"""bench/tasks.py's harness against the real local model: one task through `agent.py --one` in a fresh
+folder, its events counted and its check run. Whether the 0.5B model solves it is the benchmark's
+business; this test holds the harness working (a run that never reached the model, or whose events
+were not read, fails it)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.task_suite import TASKS
+from bench.tasks import LOCAL_MODEL_ENV, ROOT, check, prepare, run_task
+from tests.support import local_model
+
+pytestmark = pytest.mark.realserver
+
+
+@pytest.fixture(scope="module")
+def qwen() -> Iterator[local_model.ServerHandle]:
+    try:
+        local_model.ensure_built()
+        local_model.ensure_model("qwen")
+    except local_model.LocalModelUnavailable as exc:
+        pytest.skip(f"llama-server unavailable here: {exc.reason}")
+    with local_model.start_server("qwen") as handle:
+        yield handle
+
+
+@pytest.mark.parametrize("name", ["calc", "tabs"])
+def test_a_task_runs_end_to_end_through_the_harness(qwen: local_model.ServerHandle, tmp_path: Path,
+                                                    name: str) -> None:
+    task = next(t for t in TASKS if t.name == name)
+    work = tmp_path / "work"
+    prepare(task, work)
+    assert not check(task, work)  # the task is not solved before the agent runs
+    env = {**os.environ, **LOCAL_MODEL_ENV, "DEEPSEEK_BASE_URL": qwen.url, "DEEPSEEK_MODEL": "qwen",
+           "AGENT_MAX_STEPS": "3", "AGENT_SESSIONS_DIR": str(tmp_path / "sessions")}
+    run = run_task(task, "this", [sys.executable, str(ROOT / "agent.py")], work, env, timeout=900)
+    assert run.status in ("ok", "error", "step_limit"), run
+    assert run.steps >= 1 and run.tokens_in > 0 and run.tokens_out > 0 and run.wall > 0
+    assert run.solved == check(task, work)
+    assert set(task.files) <= {p.name for p in work.iterdir()}  # the task's files are still there

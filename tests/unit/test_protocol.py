@@ -1,0 +1,58 @@
+"""The published `--json` stream: every line carries its type and the protocol version, the checked-in
+JSON Schema is the one the dataclasses give, and it refuses what is not the protocol (real runs
+validating against it: tests/e2e/test_json_stream.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+
+import pytest
+
+from core import protocol as ev
+from tests.support.event_schema import SCHEMA_FILE, event_validator
+
+
+def test_the_checked_in_schema_is_current() -> None:
+    assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == ev.schema(), \
+        "regenerate it: python3 -m ui.jsonl --schema > docs/events.schema.json"
+
+
+def _sample(cls: type) -> ev.Event:
+    """An instance with a value of the right type in every field."""
+    values = {int: 1, float: 0.5, str: "文本", bool: True}
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+        base = next(t for t in options if t is not type(None))
+        origin = typing.get_origin(base)
+        kwargs[f.name] = [] if origin is list else {} if origin is dict else values.get(base, "x")
+    return cls(**kwargs)
+
+
+@pytest.mark.parametrize("cls", typing.get_args(ev.Event), ids=lambda c: c.type)
+def test_every_event_kind_round_trips_and_validates(cls: type) -> None:
+    event = _sample(cls)
+    wire = ev.to_wire(event)
+    assert list(wire)[:2] == ["type", "v"] and wire["v"] == ev.PROTOCOL_VERSION
+    event_validator().validate(json.loads(json.dumps(wire, ensure_ascii=False)))
+    assert ev.from_wire(wire) == event
+
+
+@pytest.mark.parametrize("line", [
+    {"type": "telemetry", "v": 1, "message": "x"},  # an unknown kind
+    {"type": "text", "v": 1, "delta": "x"},  # a required field missing
+    {"type": "text", "v": 1, "delta": "x", "item_id": "m", "extra": 1},  # a field no kind has
+    {"type": "text", "v": 2, "delta": "x", "item_id": "m"},  # another protocol version
+    {"type": "done", "v": 1, "status": "ok", "text": "t", "steps": "three"},  # a wrong type
+    {"event": "text", "delta": "x", "item_id": "m"},  # the old unversioned form
+])
+def test_lines_outside_the_protocol_do_not_validate(line: dict) -> None:
+    assert not event_validator().is_valid(line)
+    if line.get("type") == "telemetry":
+        with pytest.raises(ValueError, match="unknown event type"):
+            ev.from_wire(line)

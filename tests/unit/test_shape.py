@@ -1,0 +1,230 @@
+"""The shape the design promises, read from the source with `ast`: the engine (core/) talks to no
+terminal and imports no front end, the import graph of core/ and ui/ has no cycle, and no product
+module outgrows one reader's sitting."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.support.paths import ROOT
+
+PACKAGES = ("core", "ui")
+ENTRIES = ("agent.py", "tui.py")
+FRONT_ENDS = {"ui", "tui", "agent"}
+TERMINAL_LIBRARIES = {"rich", "prompt_toolkit", "readline", "getpass"}
+STREAMS = {"stdout", "stderr", "stdin", "__stdout__", "__stderr__", "__stdin__"}
+# The console fix the core keeps by design: it re-encodes the streams as UTF-8 and writes nothing.
+STREAM_FIXES = {"setup_streams"}
+MAX_LINES = 700
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str  # dotted; a package is named by its __init__.py
+    path: Path
+    root: Path = ROOT
+
+    @property
+    def package(self) -> str:
+        """Where this module's relative imports start."""
+        return self.name if self.path.name == "__init__.py" else self.name.rpartition(".")[0]
+
+    def tree(self) -> ast.Module:
+        return ast.parse(self.path.read_text(encoding="utf-8"), filename=str(self.path))
+
+    def where(self, node: ast.AST) -> str:
+        return f"{self.path.relative_to(self.root).as_posix()}:{getattr(node, 'lineno', 0)}"
+
+
+def modules(*packages: str, root: Path = ROOT) -> dict[str, Module]:
+    found: dict[str, Module] = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = Module(name, path, root)
+    return found
+
+
+def imports(module: Module) -> Iterator[tuple[str, ast.AST]]:
+    """Every dotted name `module` imports, wherever the import is (module level, inside a function,
+    under TYPE_CHECKING): `from a.b import c` gives a.b.c, which is a module or a name in a.b."""
+    for node in ast.walk(module.tree()):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.package.split(".")
+                anchor = anchor[:len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            for alias in node.names:
+                yield f"{base}.{alias.name}", node
+
+
+def _resolve(name: str, known: dict[str, Module]) -> str | None:
+    """The module of core/ or ui/ that importing `name` runs last: its longest known prefix."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in known:
+            return ".".join(parts[:end])
+    return None
+
+
+def import_graph(root: Path = ROOT) -> dict[str, dict[str, str]]:
+    """module → {module it imports: where}, for core/ and ui/."""
+    known = modules(*PACKAGES, root=root)
+    graph: dict[str, dict[str, str]] = {name: {} for name in known}
+    for name, module in known.items():
+        for imported, node in imports(module):
+            target = _resolve(imported, known)
+            if target is not None and target != name:
+                graph[name].setdefault(target, module.where(node))
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, str]]) -> list[list[str]]:
+    """One cycle through each strongly connected part of the graph (Tarjan), as a closed path."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    parts: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                top = stack.pop()
+                part.append(top)
+                if top == node:
+                    break
+            if len(part) > 1:
+                parts.append(part)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [_closed_path(graph, sorted(part)) for part in parts]
+
+
+def _closed_path(graph: dict[str, dict[str, str]], part: list[str]) -> list[str]:
+    """A shortest path from the part's first module back to itself, inside the part."""
+    start, members = part[0], set(part)
+    came: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph[node]):
+                if nxt == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(came[path[-1]])
+                    return [start, *reversed(path[:-1]), start]
+                if nxt in members and nxt not in came:
+                    came[nxt] = node
+                    following.append(nxt)
+        frontier = following
+    raise AssertionError(f"no cycle through {start}")
+
+
+def describe(graph: dict[str, dict[str, str]], cycle: list[str]) -> str:
+    return " → ".join(f"{a} ({graph[a][b]})" for a, b in itertools.pairwise(cycle)) + f" → {cycle[-1]}"
+
+
+def terminal_use(module: Module) -> Iterator[str]:
+    """Where `module` prints, asks, imports a terminal library or touches a standard stream."""
+    tree = module.tree()
+    allowed = {id(inner) for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) and fn.name in STREAM_FIXES
+               for inner in ast.walk(fn)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("print", "input"):
+            yield f"{module.where(node)} calls {node.func.id}()"
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for name in names:
+                if name.split(".")[0] in TERMINAL_LIBRARIES:
+                    yield f"{module.where(node)} imports {name}"
+        elif (isinstance(node, ast.Attribute) and node.attr in STREAMS and isinstance(node.value, ast.Name)
+              and node.value.id == "sys" and id(node) not in allowed):
+            yield f"{module.where(node)} uses sys.{node.attr}"
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "write"
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == "os" and node.args
+              and isinstance(node.args[0], ast.Constant) and node.args[0].value in (1, 2)):
+            yield f"{module.where(node)} writes to file descriptor {node.args[0].value}"
+
+
+def test_the_core_talks_to_no_terminal() -> None:
+    found = [use for module in modules("core").values() for use in terminal_use(module)]
+    assert not found, "core/ is the engine; front ends own the terminal:\n" + "\n".join(found)
+
+
+def test_the_check_sees_each_kind_of_terminal_use(tmp_path: Path) -> None:
+    source = ("import sys, os\nimport rich.console\nfrom prompt_toolkit import prompt\nimport readline as rl\n"
+              "def f():\n    print('x')\n    input()\n    sys.stderr.write('x')\n    out = sys.__stdout__\n"
+              "    os.write(2, b'x')\n    os.write(fd, b'x')\n"
+              "def setup_streams():\n    sys.stdout.reconfigure(encoding='utf-8')\n")
+    (tmp_path / "probe.py").write_text(source)
+    found = list(terminal_use(Module("probe", tmp_path / "probe.py", tmp_path)))
+    kinds = sorted(use.split(" ", 1)[1] for use in found)
+    assert kinds == ["calls input()", "calls print()", "imports prompt_toolkit", "imports readline",
+                     "imports rich.console", "uses sys.__stdout__", "uses sys.stderr",
+                     "writes to file descriptor 2"], found
+
+
+def test_the_import_graph_of_core_and_ui_has_no_cycle() -> None:
+    graph = import_graph()
+    found = cycles(graph)
+    assert not found, "import cycles:\n" + "\n".join(describe(graph, cycle) for cycle in found)
+
+
+def test_the_graph_sees_every_kind_of_import(tmp_path: Path) -> None:
+    """Relative, inside a function, under TYPE_CHECKING; `from a import b` with b a module points at
+    b, not at a's __init__ (which is not a cycle)."""
+    files = {"core/__init__.py": "", "core/a/__init__.py": "from core.a.b import B\n",
+             "core/a/b.py": "from core.a import c\nclass B: ...\n",
+             "core/a/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..d import D\n",
+             "core/d.py": "def f():\n    from .a.b import B\n", "ui/__init__.py": "import core.d\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = import_graph(tmp_path)
+    assert {name: sorted(targets) for name, targets in graph.items()} == {
+        "core": [], "core.a": ["core.a.b"], "core.a.b": ["core.a.c"], "core.a.c": ["core.d"], "core.d": ["core.a.b"],
+        "ui": ["core.d"]}
+    assert graph["core.d"]["core.a.b"] == "core/d.py:2"
+    assert [describe(graph, cycle) for cycle in cycles(graph)] == [
+        "core.a.b (core/a/b.py:1) → core.a.c (core/a/c.py:3) → core.d (core/d.py:2) → core.a.b"]
+
+
+def test_the_cycle_finder_names_the_cycle() -> None:
+    graph = {"a": {"b": "a.py:1"}, "b": {"c": "b.py:2"}, "c": {"a": "c.py:3", "d": "c.py:4"}, "d": {}}
+    assert cycles(graph) == [["a", "b", "c", "a"]]
+    assert describe(graph, ["a", "b", "c", "a"]) == "a (a.py:1) → b (b.py:2) → c (c.py:3) → a"
+    assert cycles({"a": {"b": ""}, "b": {}}) == []
+
+
+def test_the_core_never_imports_a_front_end() -> None:
+    found = [f"{module.where(node)} imports {name}" for module in modules("core").values()
+             for name, node in imports(module) if name.split(".")[0] in FRONT_ENDS]
+    assert not found, "\n".join(found)
+
+
+def test_no_product_module_is_over_700_lines() -> None:
+    paths = [m.path for m in modules(*PACKAGES).values()] + [ROOT / entry for entry in ENTRIES]
+    sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in paths}
+    assert len(sizes) > 50 and max(sizes.values()) > 300  # the walk found the product
+    assert not {name: size for name, size in sizes.items() if size > MAX_LINES}

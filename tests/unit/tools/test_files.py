@@ -1,0 +1,254 @@
+"""File tools, the workspace guard, argument checking and the safety rules."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from core.credentials import is_credential_path
+from core.tools.base import Tool, ToolError, params, parse_arguments
+from core.tools.files import edit_file, list_files, read_file, write_file
+from core.tools.safety import destructive_reason
+from core.tools.search import search
+from core.tools.workspace import OutsideWorkspace, Workspace
+from tests.conftest import require_symlinks
+from tests.support.tools import tool_context as ctx
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+# -- the workspace guard ------------------------------------------------------------------------
+def test_paths_outside_the_workspace_are_refused(ws: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("outside")
+    guard = Workspace(ws)
+    for path in ("../secret.txt", str(tmp_path / "secret.txt"), "/etc/passwd", "sub/../../secret.txt", "~/x"):
+        with pytest.raises(OutsideWorkspace, match="outside the workspace"):
+            guard.resolve(path)
+    with pytest.raises(ToolError, match="outside the workspace"):
+        read_file({"path": "../secret.txt"}, ctx(ws))
+    with pytest.raises(ToolError, match="outside"):
+        write_file({"path": str(tmp_path / "evil.txt"), "content": "x"}, ctx(ws))
+    assert not (tmp_path / "evil.txt").exists()
+
+
+def test_symlinks_that_lead_outside_are_refused(ws: Path, tmp_path: Path) -> None:
+    require_symlinks(tmp_path)
+    (tmp_path / "secret.txt").write_text("outside")
+    os.symlink(tmp_path / "secret.txt", ws / "link.txt")
+    os.symlink(tmp_path, ws / "linkdir")
+    for path in ("link.txt", "linkdir/secret.txt"):
+        with pytest.raises(OutsideWorkspace, match="outside the workspace"):
+            Workspace(ws).resolve(path)
+    with pytest.raises(ToolError, match="through a symlink"):
+        read_file({"path": "link.txt"}, ctx(ws))
+
+
+def test_paths_inside_are_allowed_even_through_inner_symlinks(ws: Path) -> None:
+    require_symlinks(ws)
+    (ws / "real").mkdir()
+    (ws / "real" / "a.txt").write_text("hi\n")
+    os.symlink(ws / "real", ws / "alias")
+    assert Workspace(ws).resolve("alias/a.txt") == (ws / "real" / "a.txt")
+    assert Workspace(ws).resolve(str(ws / "real")) == ws / "real"
+
+
+# -- read_file ------------------------------------------------------------------------------------
+def test_read_file_numbers_lines_and_pages(ws: Path) -> None:
+    (ws / "f.py").write_text("".join(f"line {i}\n" for i in range(1, 101)))
+    result = read_file({"path": "f.py", "offset": 10, "limit": 3}, ctx(ws))
+    assert result.output.splitlines()[:3] == ["    10\tline 10", "    11\tline 11", "    12\tline 12"]
+    assert "continue with read_file offset=13" in result.output
+    assert result.meta["path"] == "f.py" and result.meta["total_lines"] == 100 and len(result.meta["sha"]) == 64
+    whole = read_file({"path": "f.py"}, ctx(ws))
+    assert "continue" not in whole.output and whole.output.count("\n") == 99
+
+
+def test_read_file_refuses_binary_and_reports_missing_files(ws: Path) -> None:
+    (ws / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)))
+    with pytest.raises(ToolError, match="binary"):
+        read_file({"path": "img.png"}, ctx(ws))
+    (ws / "config.yaml").write_text("a: 1\n")
+    with pytest.raises(ToolError, match=r"similar: config\.yaml"):
+        read_file({"path": "config.yml"}, ctx(ws))
+    with pytest.raises(ToolError, match="directory"):
+        read_file({"path": "."}, ctx(ws))
+
+
+def test_read_file_decodes_bad_utf8_and_caps_huge_files(ws: Path) -> None:
+    (ws / "latin.txt").write_bytes("café 你好\n".encode() + b"caf\xe9\n")
+    out = read_file({"path": "latin.txt"}, ctx(ws)).output
+    assert "café 你好" in out and "caf\ufffd" in out
+    (ws / "big.log").write_text(("x" * 100 + "\n") * 50_000)
+    result = read_file({"path": "big.log"}, ctx(ws))
+    assert len(result.output) < 70_000 and "character cap" in result.output and "offset=" in result.output
+    (ws / "minified.js").write_text("a" * 1_000_000)
+    assert "line cut" in read_file({"path": "minified.js"}, ctx(ws)).output
+
+
+# -- write_file / edit_file ---------------------------------------------------------------------
+def test_write_file_creates_parents_and_guards_credentials(ws: Path) -> None:
+    result = write_file({"path": "a/b/c.txt", "content": "你好\n"}, ctx(ws))
+    assert (ws / "a/b/c.txt").read_text(encoding="utf-8") == "你好\n" and "created a/b/c.txt" in result.output
+    assert "overwrote" in write_file({"path": "a/b/c.txt", "content": "x"}, ctx(ws)).output
+    with pytest.raises(ToolError, match="credential"):
+        write_file({"path": ".env", "content": "KEY=1"}, ctx(ws))
+    assert not (ws / ".env").exists()
+    write_file({"path": ".env", "content": "KEY=1"}, ctx(ws, approve=True))
+    assert (ws / ".env").read_text() == "KEY=1"
+
+
+def test_edit_file_needs_exactly_one_match(ws: Path) -> None:
+    (ws / "m.py").write_text("def f():\n    return 1\n\ndef g():\n    return 1\n")
+    with pytest.raises(ToolError, match=r"in m.py: old_text matches 2 times \(lines 2, 5\)"):
+        edit_file({"path": "m.py", "old_text": "    return 1", "new_text": "    return 2"}, ctx(ws))
+    result = edit_file({"path": "m.py", "old_text": "def g():\n    return 1", "new_text": "def g():\n    return 3"},
+                       ctx(ws))
+    assert "line 4" in result.output and (ws / "m.py").read_text().endswith("return 3\n")
+    with pytest.raises(ToolError, match="closest passage is at line 1"):
+        edit_file({"path": "m.py", "old_text": "def f(x):\n    return 1", "new_text": "z"}, ctx(ws))
+    with pytest.raises(ToolError, match="whitespace"):
+        edit_file({"path": "m.py", "old_text": "def f():\n  return 1", "new_text": "z"}, ctx(ws))
+    edit_file({"path": "m.py", "old_text": "return", "new_text": "yield", "replace_all": True}, ctx(ws))
+    assert (ws / "m.py").read_text().count("yield") == 2
+
+
+def test_edit_file_keeps_crlf_files_crlf(ws: Path) -> None:
+    (ws / "w.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    edit_file({"path": "w.txt", "old_text": "one\ntwo", "new_text": "uno\ndos"}, ctx(ws))
+    assert (ws / "w.txt").read_bytes() == b"uno\r\ndos\r\nthree\r\n"
+
+
+# -- list_files / search ------------------------------------------------------------------------
+def test_list_files_skips_noise_and_respects_depth(ws: Path) -> None:
+    for rel in ("src/app.py", "src/deep/er/x.py", "node_modules/pkg/index.js", ".git/HEAD", "README.md"):
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text("x")
+    out = list_files({"max_depth": 2}, ctx(ws)).output
+    assert "src/app.py" in out and "src/deep/" in out and "src/deep/er/x.py" not in out
+    assert "node_modules/pkg" not in out and "not listed: .git/, node_modules/" in out
+
+
+def test_list_files_shows_a_symlink_by_its_own_name(ws: Path, tmp_path: Path) -> None:
+    require_symlinks(ws)
+    (ws / "real.py").write_text("x")
+    (ws / "pkg").mkdir()
+    (ws / "pkg" / "mod.py").write_text("y")
+    os.symlink("real.py", ws / "link.py")
+    os.symlink("pkg", ws / "alias")
+    (tmp_path / "private.txt").write_text("z")
+    os.symlink(tmp_path / "private.txt", ws / "escape.txt")
+    lines = list_files({}, ctx(ws)).output.splitlines()
+    assert lines == ["alias/ -> pkg/", "escape.txt -> (outside the workspace)", "link.py -> real.py", "pkg/",
+                     "pkg/mod.py", "real.py"]
+    assert str(tmp_path) not in "\n".join(lines)
+
+
+def test_edit_file_on_a_folder_never_names_what_is_outside_the_workspace(ws: Path, tmp_path: Path) -> None:
+    (tmp_path / "ws2").mkdir()  # a sibling of the workspace whose name is close to it
+    (ws / "src").mkdir()
+    for path in (".", "src", str(ws)):
+        with pytest.raises(ToolError) as info:
+            edit_file({"path": path, "old_text": "a", "new_text": "b"}, ctx(ws))
+        assert "is a directory" in str(info.value) and str(tmp_path) not in str(info.value)
+        assert "ws2" not in str(info.value)
+    with pytest.raises(ToolError, match=r"'srd/x.py' does not exist$"):
+        edit_file({"path": "srd/x.py", "old_text": "a", "new_text": "b"}, ctx(ws))
+    (ws / "src" / "main.py").write_text("a")
+    with pytest.raises(ToolError, match=r"similar: src/main\.py"):
+        edit_file({"path": "src/mian.py", "old_text": "a", "new_text": "b"}, ctx(ws))
+
+
+def test_search_finds_matches_and_reports_bad_regex(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("shutil.which", lambda name: None)  # the Python fallback
+    (ws / "a.py").write_text("import os\nTODO: fix 你好\n", encoding="utf-8")
+    (ws / "b.bin").write_bytes(b"TODO\0\0")
+    out = search({"pattern": "TODO", "path": "."}, ctx(ws)).output
+    assert out == "a.py:2:TODO: fix 你好"
+    assert "no matches" in search({"pattern": "absent"}, ctx(ws)).output
+    with pytest.raises(ToolError, match="invalid regular expression"):
+        search({"pattern": "("}, ctx(ws))
+
+
+# -- arguments ----------------------------------------------------------------------------------
+TOOL = Tool("t", "", params({"path": {"type": "string"}, "n": {"type": "integer"}, "f": {"type": "boolean"}},
+                            ["path"]), lambda a, c: None)
+
+
+def test_argument_errors_are_clear() -> None:
+    with pytest.raises(ToolError, match="not valid JSON"):
+        parse_arguments('{"path": "x"', TOOL)
+    with pytest.raises(ToolError, match=r"missing required argument.*path"):
+        parse_arguments("{}", TOOL)
+    with pytest.raises(ToolError, match=r"unknown argument.*bogus"):
+        parse_arguments('{"path": "x", "bogus": 1}', TOOL)
+    with pytest.raises(ToolError, match="must be an integer"):
+        parse_arguments('{"path": "x", "n": "ten"}', TOOL)
+    assert parse_arguments('{"path": "x", "n": "10", "f": "true"}', TOOL) == {"path": "x", "n": 10, "f": True}
+
+
+# -- safety -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", ["rm -rf /", "rm -rf ~", "sudo rm -fr /usr", "rm -rf .", "rm -r -f *",
+                                     "git push --force origin main", "git push -f", "mkfs.ext4 /dev/sdb1",
+                                     "dd if=/dev/zero of=/dev/sda", "echo k >> ~/.ssh/authorized_keys",
+                                     "cp key ~/.aws/credentials", "git reset --hard", "format c:",
+                                     "sudo shutdown -h now", "git checkout -- .", "git restore ."])
+def test_destructive_commands_are_flagged(command: str) -> None:
+    assert destructive_reason(command)
+
+
+@pytest.mark.parametrize("command", ["rm -rf build", "rm -rf node_modules dist", "git push origin main",
+                                     "ls -la", "cat .env", "npm run format", "pytest -q", "rm file.txt",
+                                     "grep -rn shutdown src/", "cat docs/halt.md", "git restore --staged ."])
+def test_ordinary_commands_are_not_flagged(command: str) -> None:
+    assert destructive_reason(command) is None
+
+
+def test_credential_paths() -> None:
+    assert all(is_credential_path(p) for p in (".env", "app/.env.local", ".ssh/id_rsa", ".npmrc", ".netrc"))
+    assert not any(is_credential_path(p) for p in ("src/env.py", "environment.yml", "README.md", ".env.example"))
+
+
+def test_edit_file_with_mixed_line_endings(ws: Path) -> None:
+    (ws / "mixed.py").write_bytes(b"# header\r\n\ndef f():\n    return 1\n")
+    edit_file({"path": "mixed.py", "old_text": "def f():\n    return 1", "new_text": "def f():\n    return 2"}, ctx(ws))
+    assert (ws / "mixed.py").read_bytes() == b"# header\r\n\ndef f():\n    return 2\n"
+
+
+def test_search_does_not_follow_links_out_of_the_workspace(ws: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    require_symlinks(ws)
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    (tmp_path / "outside.txt").write_text("root:x:0:0\n")
+    os.symlink(tmp_path / "outside.txt", ws / "notes.txt")
+    (ws / "inside.txt").write_text("root:inside\n")
+    assert search({"pattern": "^root:"}, ctx(ws)).output == "inside.txt:1:root:inside"
+    with pytest.raises(ToolError, match="does not exist"):
+        search({"pattern": "x", "path": "nope"}, ctx(ws))
+
+
+def test_read_file_memory_stays_bounded_on_a_giant_line(ws: Path) -> None:
+    import tracemalloc
+
+    with (ws / "dump.json").open("wb") as handle:
+        for _ in range(50):
+            handle.write(b"x" * (1024 * 1024))
+        handle.write(b"\nsecond line\n")
+    tracemalloc.start()
+    result = read_file({"path": "dump.json", "limit": 1}, ctx(ws))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert "line cut: 52,428,800 bytes" in result.output and result.meta["total_lines"] == 2
+    assert peak < 5 * 1024 * 1024
+
+
+def test_absurd_numbers_are_argument_errors_not_crashes() -> None:
+    for raw in ('{"path": "x", "n": 1e400}', '{"path": "x", "n": "nan"}'):
+        with pytest.raises(ToolError, match="must be an integer"):
+            parse_arguments(raw, TOOL)
