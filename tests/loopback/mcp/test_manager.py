@@ -12,12 +12,8 @@ import pytest
 from core.cancel import Cancel
 from core.mcp.config import ServerConfig, parse_entry
 from core.mcp.manager import FAILED, READY, RESTARTING, McpManager, McpUnavailable
-<<<<<<< HEAD
-from tests.loopback.mcp.support import DEMO, HANG, http_server
-from tests.support.processes import alive, kill_hard
-=======
 from tests.support.mcp_servers import DEMO, HANG, http_server
->>>>>>> main
+from tests.support.processes import alive, kill_hard
 
 
 def _config(name: str, entry: dict, tmp_path: Path) -> ServerConfig:
