@@ -30,7 +30,7 @@ def qwen() -> Iterator[local_model.ServerHandle]:
         yield handle
 
 
-@pytest.mark.parametrize("name", ["calc", "tabs"])
+@pytest.mark.parametrize("name", ["calc"])  # one task: each costs minutes of CPU on a 2-core machine
 def test_a_task_runs_end_to_end_through_the_harness(qwen: local_model.ServerHandle, tmp_path: Path,
                                                     name: str) -> None:
     task = next(t for t in TASKS if t.name == name)
@@ -38,7 +38,7 @@ def test_a_task_runs_end_to_end_through_the_harness(qwen: local_model.ServerHand
     prepare(task, work)
     assert not check(task, work)  # the task is not solved before the agent runs
     env = {**os.environ, **LOCAL_MODEL_ENV, "DEEPSEEK_BASE_URL": qwen.url, "DEEPSEEK_MODEL": "qwen",
-           "AGENT_MAX_STEPS": "3", "AGENT_SESSIONS_DIR": str(tmp_path / "sessions")}
+           "AGENT_MAX_STEPS": "2", "AGENT_SESSIONS_DIR": str(tmp_path / "sessions")}
     run = run_task(task, "this", [sys.executable, str(ROOT / "agent.py")], work, env, timeout=900)
     assert run.status in ("ok", "error", "step_limit"), run
     assert run.steps >= 1 and run.tokens_in > 0 and run.tokens_out > 0 and run.wall > 0
