@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/ci_figures.py` and as `python3 -m bench.ci_figures`
+
 from bench.measurements import MEASUREMENTS, provenance, write_or_explain
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -103,13 +103,14 @@ def run_task(task: Task, build: str, agent: list[str], work: Path, env: dict[str
             event = json.loads(line)
         except ValueError:
             continue
-        if event.get("event") == "usage":
+        kind = event.get("type") or event.get("event")  # builds before the versioned protocol said "event"
+        if kind == "usage":
             run.tokens_in += int(event.get("input_tokens") or 0)
             run.tokens_cached += int(event.get("cached_tokens") or 0)
             run.tokens_out += int(event.get("output_tokens") or 0)
-        elif event.get("event") == "turn_started":
+        elif kind == "turn_started":
             run.steps = max(run.steps, int(event.get("step") or 0))
-        elif event.get("event") == "done" and not run.status:
+        elif kind == "done" and not run.status:
             run.status = str(event.get("status"))
     run.solved = check(task, work)
     return run

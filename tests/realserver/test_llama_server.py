@@ -53,7 +53,7 @@ def test_text_streaming_one_shot_against_smollm2(smollm2: local_model.ServerHand
                      env=_env("smollm2"), timeout=180)
     events = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
     assert done.returncode == 0, done.stderr.decode()
-    final = events[-1]
+    final = next(e for e in reversed(events) if e["type"] == "done")
     assert final["type"] == "done" and final["status"] == "ok" and final["text"].strip()
     streamed = "".join(e["delta"] for e in events if e["type"] == "text")
     assert streamed == final["text"]
