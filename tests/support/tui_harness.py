@@ -21,7 +21,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from agent import parse_args
-from core.modes import resolve_mode
+from core.modes import ASK, AUTO, resolve_mode
 from core.protocol import Emit
 from core.runtime.runtime import Runtime
 from tests.conftest import make_settings
@@ -69,7 +69,10 @@ class Harness:
         return self.app
 
     def _runtime(self, emit: Emit) -> Runtime:
-        runtime = Runtime(self.settings, self.workspace, emit, mode=resolve_mode(self.settings), resume_latest=self.resume)
+        # The screens are the same on every platform: where no sandbox works (Windows), the mode is
+        # auto without one (the gate alone asks), as on Linux the sandbox's auto.
+        mode = AUTO if resolve_mode(self.settings) == ASK and not self.settings.mode else resolve_mode(self.settings)
+        runtime = Runtime(self.settings, self.workspace, emit, mode=mode, resume_latest=self.resume)
         runtime.open()
         return runtime
 

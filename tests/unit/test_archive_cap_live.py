@@ -71,6 +71,6 @@ def test_a_failing_archive_write_stops_the_archive_not_the_command(tmp_path: Pat
     command = f'"{sys.executable}" -c "import sys; sys.stdout.write(\'z\' * 5_000_000); print(); print(\'end\')"'
     run = run_command(command, tmp_path, timeout=20, cancel=Cancel(), sink=sink)
     sink.close()
-    assert run.exit_code == 0 and not run.timed_out and run.output.endswith(b"end\n")
+    assert run.exit_code == 0 and not run.timed_out and run.output.replace(b"\r\n", b"\n").endswith(b"end\n")
     assert sink.notice is not None and "could not be written (No space left on device)" in sink.notice
     assert sink.skipped > 4_000_000

@@ -12,6 +12,7 @@ from core.prune import prune
 from core.prune.clean import decode, guess_code_page
 from core.prune.glued import split
 from core.prune.rules import WARNING_RE, is_error_line
+from tests.support.codepages import needs_code_page_guess
 
 NOISE = "".join(f"processed batch {i} of 400: 128 records, checksum {i * 7919 % 65536:04x}\n" for i in range(400))
 
@@ -23,12 +24,14 @@ NOISE = "".join(f"processed batch {i} of 400: 128 records, checksum {i * 7919 % 
     ("驱动器 C 中的卷没有标签。\n 卷的序列号是 4300-0000\n", "gbk"),
     ("檔案找不到。錯誤：無法開啟 設定.ini\n", "big5"),
 ])
+@needs_code_page_guess
 def test_a_legacy_code_page_is_read_as_such(text: str, code_page: str) -> None:
     data = text.encode(code_page)
     assert guess_code_page(data) is not None
     assert decode(data) == text
 
 
+@needs_code_page_guess
 def test_utf8_and_gbk_lines_in_one_output_are_each_read_right() -> None:
     data = "Python 说：开始\n".encode() + "dir 说：找不到文件\n".encode("gbk") + "结束\n".encode()
     assert decode(data) == "Python 说：开始\ndir 说：找不到文件\n结束\n"
@@ -41,6 +44,7 @@ def test_western_bytes_are_not_taken_for_chinese() -> None:
     assert not any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
+@needs_code_page_guess
 def test_a_gbk_error_survives_pruning_as_chinese() -> None:
     data = NOISE.encode() + "make: *** [Makefile:3：src/parse.o] 错误 1\n".encode("gbk") + NOISE.encode()
     assert "make: *** [Makefile:3：src/parse.o] 错误 1" in prune(data, command="make", exit_code=2).text

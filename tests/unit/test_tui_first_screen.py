@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from core import protocol as ev
@@ -25,7 +26,7 @@ def test_a_new_session_shows_one_quiet_line_with_workspace_model_mode_and_help()
     view = View(Transcript(), on_approval=lambda request: None)
     workspace = Path.home() / "projects" / "shop"
     view.apply(opened(str(workspace), "deepseek-v4-flash"))
-    assert screen(view) == ["  deepseek-v4-flash · mode ask · /help for help · ~/projects/shop"]
+    assert screen(view) == [f"  deepseek-v4-flash · mode ask · /help for help · ~{os.sep}projects{os.sep}shop"]
     view.apply(opened("/srv/app", mode="auto"))
     assert screen(view) == ["  m · mode auto · /help for help · /srv/app"]
     view.apply(opened("/srv/" + "deep/" * 30))

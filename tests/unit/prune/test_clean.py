@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from core.prune.clean import LINE_CAP, PROGRESS_REDRAWS, clean, clean_line, resolve_redraws, strip_ansi
+from tests.support.codepages import needs_code_page_guess
 
 # The benchmark's expression: whatever it strips, cleaning must strip too.
 SCORE_ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_=>]")
@@ -48,6 +49,7 @@ def test_backspace_overstrike() -> None:
     assert clean("N\x08NAME and _\x08u").lines == ["NAME and u"]
 
 
+@needs_code_page_guess
 def test_invalid_utf8_is_replaced_not_fatal() -> None:
     cleaned = clean(b"ok \xff\xfe bytes \xc3\x28 end\n")
     assert cleaned.lines == ["ok \ufffd\ufffd bytes \ufffd( end"]
