@@ -142,6 +142,9 @@ def recorded(name: str, title: str, command: str | None = None, path: Path = MEA
     """Print as usual inside the block, then write what was printed to block `name` of `path`.
     Nothing is written when the body fails (an exception, or SystemExit with a status other than 0),
     so a broken run never replaces good figures. `command` defaults to `python3 -m bench.NAME ARGS`."""
+    if {"-h", "--help"} & set(sys.argv[1:]):  # a usage text is no measurement
+        yield
+        return
     tee = _Tee(sys.stdout)
     sys.stdout = tee
     try:

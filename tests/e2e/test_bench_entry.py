@@ -21,7 +21,9 @@ SCRIPTS = sorted(p for p in (ROOT / "bench").glob("*.py")
 def test_help_runs_as_a_file_and_as_a_module(script: Path) -> None:
     if script.stem == "render" and sys.platform == "win32":
         pytest.skip("the render benchmark drives a POSIX pseudo-terminal (termios)")
+    figures = (ROOT / "docs" / "measurements.md").read_bytes()
     for argv in ([sys.executable, str(script.relative_to(ROOT)), "--help"],
                  [sys.executable, "-m", f"bench.{script.stem}", "--help"]):
         run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert run.returncode == 0 and "usage:" in run.stdout, (argv, run.stderr[-500:])
+    assert (ROOT / "docs" / "measurements.md").read_bytes() == figures, "a usage text replaced measured figures"
