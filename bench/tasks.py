@@ -136,6 +136,23 @@ def ratio(new: float, old: float) -> str:
     return f"{new / old:.2f}x" if old else "-"
 
 
+def _shown_command(argv: list[str]) -> str:
+    """A build's command as the report shows it: no machine's folders (this checkout's files are
+    named from its root, any other path by its last two parts)."""
+    shown = []
+    for arg in argv:
+        path = Path(arg)
+        if arg == sys.executable:
+            shown.append("python3")
+        elif path.is_absolute() and path.is_relative_to(ROOT):
+            shown.append(str(path.relative_to(ROOT)))
+        elif path.is_absolute():
+            shown.append(str(Path(*path.parts[-2:])))
+        else:
+            shown.append(arg)
+    return " ".join(shown)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent-cmd", help="another agent build to compare against, e.g. 'python3 /tmp/old/agent.py'")
@@ -159,8 +176,9 @@ def main() -> int:
            **(LOCAL_MODEL_ENV if args.base_url is None else {})}
     header = (f"{'task':<16} {'build':<6} {'solved':>7} {'steps':>6} {'tokens in':>9} {'out':>8} {'cached':>7} "
               f"{'cost $':>9} {'wall s':>8}")
-    lines = [f"model {args.model} at {base_url}; max {args.max_steps} steps, {args.timeout:.0f} s per task; "
-             f"cost at {PRICED_AS} prices; builds: " + "; ".join(f"{k} = {' '.join(v)}" for k, v in builds.items()),
+    where = "the local llama-server" if args.base_url is None else base_url
+    lines = [f"model {args.model} at {where}; max {args.max_steps} steps, {args.timeout:.0f} s per task; "
+             f"cost at {PRICED_AS} prices; builds: " + "; ".join(f"{k} = {_shown_command(v)}" for k, v in builds.items()),
              header]
     print("\n".join(lines), flush=True)
     runs: list[Run] = []

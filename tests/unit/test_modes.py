@@ -12,7 +12,7 @@ from core.modes import ASK, AUTO, YES
 from core.tools.safety import NOT_KNOWN_READ_ONLY, command_question
 from core.tools.safety.readonly import is_read_only
 
-WS = Path("/work/projects/app")
+WS = Path("projects/app").resolve()  # a workspace outside the temp folders (they are scratch space)
 def NOTHING_ALLOWED(command: str, dialect: str) -> bool:
     return False
 
@@ -123,6 +123,6 @@ def test_a_long_line_keeps_each_risky_segment(glue: str) -> None:
 
     command = glue.join(["echo " + "x" * 300, "rm -rf ~/projects", "echo y " * 60, "git push --force origin main",
                          "echo done"])
-    shown = compact_action("run: " + command, command, "/work/ws", line_chars=120)
+    shown = compact_action("run: " + command, command, str(WS), line_chars=120)
     assert "rm -rf ~/projects" in shown and "git push --force origin main" in shown
     assert len(shown) < 300 and "characters…" in shown
