@@ -9,7 +9,7 @@ server's prompt cache sees the same prefix from task to task. It prints, per tas
 DeepSeek's prices, and wall time; then the totals and, with --agent-cmd, this build against that one
 as a ratio. The two builds take turns task by task, so both see the machine in the same state.
 
-The default endpoint is the local llama.cpp model of tests/local_model.py (Qwen2.5-Coder-0.5B),
+The default endpoint is the local llama.cpp model of tests/support/local_model.py (Qwen2.5-Coder-0.5B),
 started when none is running. A check that already passes on the untouched files is reported as a
 broken task, not counted. POSIX only (the checks are shell commands).
 """
@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3
 
 from bench.task_suite import TASKS, Task
 from core.prices import DEFAULT_PRICES
+from tests.support import local_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PRICED_AS = "deepseek-v4-flash"
@@ -61,7 +62,7 @@ class Run:
 
 def local_model_url() -> str:
     """The running local Qwen server's URL, starting one when there is none."""
-    script = [sys.executable, str(ROOT / "tests" / "local_model.py")]
+    script = [sys.executable, local_model.__file__]  # its command line: detached servers outlive this run
     found = subprocess.run([*script, "url", "--model", "qwen"], capture_output=True, text=True)
     if found.returncode != 0:
         found = subprocess.run([*script, "start", "--model", "qwen"], capture_output=True, text=True)
