@@ -49,6 +49,7 @@ class Run:
     build: str
     solved: bool = False
     status: str = ""  # the agent's `done` status, or "timeout"
+    cause: str = ""  # the kind of the error that ended it (stuck, server, …)
     steps: int = 0
     tokens_in: int = 0
     tokens_cached: int = 0
@@ -82,6 +83,8 @@ def prepare(task: Task, work: Path) -> None:
 
 def check(task: Task, work: Path) -> bool:
     command = task.check.replace("{python}", shlex.quote(sys.executable))
+    if not work.is_dir():  # the agent removed its own workspace
+        return False
     return subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, timeout=120).returncode == 0
 
 
@@ -111,6 +114,8 @@ def run_task(task: Task, build: str, agent: list[str], work: Path, env: dict[str
             run.tokens_out += int(event.get("output_tokens") or 0)
         elif kind == "turn_started":
             run.steps = max(run.steps, int(event.get("step") or 0))
+        elif kind == "error":
+            run.cause = str(event.get("kind") or "")
         elif kind == "done" and not run.status:
             run.status = str(event.get("status"))
     run.solved = check(task, work)
@@ -120,7 +125,7 @@ def run_task(task: Task, build: str, agent: list[str], work: Path, env: dict[str
 def row(name: str, build: str, solved: str, steps: int, t_in: int, cached: int, t_out: int, cost: float,
         wall: float) -> str:
     share = f"{100 * cached / t_in:.0f}%" if t_in else "-"
-    return (f"{name:<16} {build:<6} {solved:>7} {steps:>6} {t_in:>9,} {t_out:>8,} {share:>7} "
+    return (f"{name:<16} {build:<6} {solved:>12} {steps:>6} {t_in:>9,} {t_out:>8,} {share:>7} "
             f"{cost:>9.4f} {wall:>8.1f}")
 
 
@@ -175,7 +180,7 @@ def main() -> int:
     env = {**os.environ, "DEEPSEEK_BASE_URL": base_url, "DEEPSEEK_MODEL": args.model,
            "AGENT_MAX_STEPS": str(args.max_steps), "AGENT_SESSIONS_DIR": str(scratch / "sessions"),
            **(LOCAL_MODEL_ENV if args.base_url is None else {})}
-    header = (f"{'task':<16} {'build':<6} {'solved':>7} {'steps':>6} {'tokens in':>9} {'out':>8} {'cached':>7} "
+    header = (f"{'task':<16} {'build':<6} {'solved':>12} {'steps':>6} {'tokens in':>9} {'out':>8} {'cached':>7} "
               f"{'cost $':>9} {'wall s':>8}")
     where = "the local llama-server" if args.base_url is None else base_url
     lines = [f"model {args.model} at {where}; max {args.max_steps} steps, {args.timeout:.0f} s per task; "
@@ -192,7 +197,7 @@ def main() -> int:
         for build, agent in builds.items():
             r = run_task(task, build, agent, work, env, args.timeout)
             runs.append(r)
-            solved = "yes" if r.solved else ("no" if r.status in ("ok", "") else r.status)
+            solved = "yes" if r.solved else ("no" if r.status in ("ok", "") else r.cause or r.status)
             lines.append(row(r.task, build, solved, r.steps, r.tokens_in, r.tokens_cached, r.tokens_out, r.cost, r.wall))
             print(lines[-1], flush=True)
             if args.write_docs:  # after every run, so a run cut short still leaves what it measured
