@@ -19,6 +19,10 @@ from dataclasses import dataclass
 
 # read_file's prefix is f"{number:>6}\t"; a copy may lose the padding.
 _LINE_NUMBER = re.compile(r"^ *(\d+)\t")
+# Other spellings of a copied line number: `grep -n`'s and search's `12:` (after `path:`), an editor's
+# gutter `12 |`, and read_file's tab shown as spaces up to the tab stop at column 8. Content can start
+# like these, so they count only at the lines they name.
+_GUTTER = re.compile(r"^(?:[^\s:]+:)?(\d+):|^ *(\d+) *[|\u2502] ?|^(?= *(\d+) +)[ \d]{7} ")
 _JSON_ESCAPE = re.compile(r'\\([nrt"\\])')
 _UNESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
@@ -83,11 +87,15 @@ def locate(text: str, old: str, new: str) -> Placement:
     if exact is not None:
         return exact
     lines = _Lines.of(text)
-    for variant_old, variant_new, prefix in _variants(old, new):
+    misplaced = ""
+    for variant_old, variant_new, prefix, at in _variants(old, new):
         found = _line_strategies(lines, variant_old, variant_new, prefix)
-        if found is not None:
+        if found is not None and at in (None, found.line):
             return found
-    raise EditMismatch(_closest(text, old, new))
+        if found is not None:
+            misplaced = (f"old_text was not changed: its line numbers start at {at}, but that passage is at line "
+                         f"{found.line} now; read the file again, and copy the passage without line numbers")
+    raise EditMismatch(misplaced or _closest(text, old, new))
 
 
 def locate_all(text: str, old: str, new: str) -> list[Placement]:
@@ -126,21 +134,27 @@ def _eol_forms(text: str, old: str, new: str) -> list[tuple[str, str, str]]:
     return forms
 
 
-def _variants(old: str, new: str) -> list[tuple[list[str], list[str], str]]:
+def _variants(old: str, new: str) -> list[tuple[list[str], list[str], str, int | None]]:
     """The passage as lines, then with each copy artefact removed: line numbers, blank lines
-    around it, JSON escapes. Each variant runs through every line strategy."""
+    around it, JSON escapes. Each variant runs through every line strategy; one that names its
+    first line (a looser line-number spelling) must be found there."""
     old_lines, new_lines = _as_lines(old), _as_lines(new)
-    out = [(old_lines, new_lines, "")]
-    numbered = _strip_line_numbers(old_lines)
-    if numbered is not None:
-        out.append((numbered, _strip_line_numbers(new_lines) or new_lines, "removed read_file's line numbers"))
+    out: list[tuple[list[str], list[str], str, int | None]] = [(old_lines, new_lines, "", None)]
+    for prefix, note, anchored in ((_LINE_NUMBER, "removed read_file's line numbers", False),
+                                   (_GUTTER, "removed the copied line numbers", True)):
+        numbered = _strip_line_numbers(old_lines, prefix)
+        if numbered is not None:
+            first, stripped = numbered
+            numbered_new = _strip_line_numbers(new_lines, prefix, counting=False)
+            out.append((stripped, numbered_new[1] if numbered_new else new_lines, note, first if anchored else None))
+            break
     trimmed = _trim_blank(old_lines)
     if trimmed is not None:
         lead, trail = trimmed
         out.append((old_lines[lead:len(old_lines) - trail], _trim_blank_like(new_lines, lead, trail),
-                    "ignored blank lines around the passage"))
+                    "ignored blank lines around the passage", None))
     if "\\n" in old:
-        out.append((_as_lines(_unescape(old)), _as_lines(_unescape(new)), "unescaped JSON \\n"))
+        out.append((_as_lines(_unescape(old)), _as_lines(_unescape(new)), "unescaped JSON \\n", None))
     return out
 
 
@@ -253,15 +267,17 @@ def _as_lines(text: str) -> list[str]:
     return text.split("\n")
 
 
-def _strip_line_numbers(lines: list[str]) -> list[str] | None:
-    """Lines without read_file's prefixes, when every line has one and they count up by one."""
-    numbers = [_LINE_NUMBER.match(line) for line in lines]
+def _strip_line_numbers(lines: list[str], prefix: re.Pattern[str],
+                        counting: bool = True) -> tuple[int, list[str]] | None:
+    """The first number and the lines without their prefixes, when every line has one and (with
+    `counting`: old_text's) they count up by one. new_text's may skip: lines were added."""
+    numbers = [prefix.match(line) for line in lines]
     if not all(numbers):
         return None
-    values = [int(m.group(1)) for m in numbers if m]
-    if any(b != a + 1 for a, b in itertools.pairwise(values)):
+    values = [int(next(g for g in m.groups() if g is not None)) for m in numbers if m]
+    if counting and any(b != a + 1 for a, b in itertools.pairwise(values)):
         return None
-    return [line[m.end():] for line, m in zip(lines, numbers, strict=True) if m]
+    return values[0], [line[m.end():] for line, m in zip(lines, numbers, strict=True) if m]
 
 
 def _trim_blank(lines: list[str]) -> tuple[int, int] | None:

@@ -151,6 +151,39 @@ def test_line_numbers_refuse_two_places_a_typo_and_a_gap(ws: Path) -> None:
     refuse(ws, "x = 1\nz = 0\ny = 2\n", "     1\tx = 1\n     3\ty = 2", match="not found")
 
 
+
+BLOCK = "x = 1\nif x:\n    y = 2\n    z = 3\n"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("     3      y = 2\n     4      z = 3", "     3      y = 20\n     4      z = 3"),  # the tab shown as spaces
+    ("3           y = 2\n4           z = 3", "    y = 20\n    z = 3"),  # padding lost too; new_text without
+    ("3:    y = 2\n4:    z = 3", "3:    y = 20\n4:    z = 3"),  # grep -n
+    ("f.py:3:    y = 2\nf.py:4:    z = 3", "    y = 20\n    z = 3"),  # search's path:line:text
+    ("3 |     y = 2\n4 |     z = 3", "3 |     y = 20\n4 |     z = 3"),  # an editor's gutter
+    ("  3 \u2502     y = 2\n  4 \u2502     z = 3", "  3 \u2502     y = 20\n  4 \u2502     z = 3"),
+])
+def test_other_spellings_of_copied_line_numbers_are_removed_where_they_point(ws: Path, old: str, new: str) -> None:
+    out, data = edit(ws, BLOCK, old, new)
+    assert data == b"x = 1\nif x:\n    y = 20\n    z = 3\n" and "removed the copied line numbers" in out
+
+
+def test_new_text_with_copied_numbers_may_add_lines(ws: Path) -> None:
+    _, data = edit(ws, BLOCK, "3:    y = 2\n4:    z = 3", "3:    y = 2\n4:    w = 9\n5:    z = 3")
+    assert data == b"x = 1\nif x:\n    y = 2\n    w = 9\n    z = 3\n"
+
+
+def test_other_line_number_spellings_refuse_wrong_lines_a_typo_two_places_and_content(ws: Path) -> None:
+    told = refuse(ws, BLOCK, "7:    y = 2\n8:    z = 3", match="line numbers start at 7.*at line 3")
+    assert "read the file again" in told
+    refuse(ws, BLOCK, "3 |     y = 2\n4 |     z = 4", match="not found")  # one character differs
+    refuse(ws, "if a:\n    y = 2\nif b:\n    y = 2\n", "2:    y = 2", match="2 places")
+    refuse(ws, BLOCK, "3:    y = 2\n5:    z = 3", match="not found")  # numbers with a gap
+    # Content that starts like a number is never taken for one away from the line it names.
+    refuse(ws, "d = [\n    'a',\n    'b',\n]\n", "1: 'a',\n2: 'b',", match="line numbers start at 1")
+    refuse(ws, BLOCK, "3 y = 2\n4 z = 3", match="not found")  # a number and a space: not read_file's tab
+
+
 # -- 7. blank lines around the passage --------------------------------------------------------------
 def test_blank_lines_around_the_passage_are_ignored(ws: Path) -> None:
     out, data = edit(ws, "a\nx = 1\nb\n", "\n\nx = 1\n\n", "\n\nx = 2\n\n")
