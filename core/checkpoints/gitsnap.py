@@ -65,6 +65,7 @@ class GitSnapshots:
 
     def __init__(self, top: Path, prefix: str, scratch: Path, excludes: str | None = None) -> None:
         self.top = top
+        self._root = str(top)  # joined as a string: a Path per file costs more than its lstat
         self.prefix = prefix  # the workspace's path inside the repository, "" or ending with "/"
         self.scratch = scratch  # a private folder for fast-import's marks
         self._known: dict[str, tuple[StatKey, str]] = {}  # repository path -> (stat when hashed, blob id)
@@ -117,14 +118,13 @@ class GitSnapshots:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 continue
-            if info.st_size > MAX_FILE_BYTES or is_credential_path(path):
-                snap.left_out[rel] = ((info.st_size, info.st_mtime_ns), TOO_BIG if info.st_size > MAX_FILE_BYTES
-                                      else CREDENTIAL)
-                continue
             key = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)
             known = self._known.get(path)
-            if known is not None and known[0] == key:
+            if known is not None and known[0] == key:  # known files are neither too big nor credentials
                 snap.files[rel] = known[1]
+            elif info.st_size > MAX_FILE_BYTES or is_credential_path(path):
+                snap.left_out[rel] = ((info.st_size, info.st_mtime_ns), TOO_BIG if info.st_size > MAX_FILE_BYTES
+                                      else CREDENTIAL)
             elif path in clean and index[path][0] in ("100644", "100755") and not _racy(key, now):
                 seeds[path] = key
             else:
@@ -143,7 +143,7 @@ class GitSnapshots:
 
     def _lstat(self, path: str) -> os.stat_result | None:
         try:
-            return os.lstat(self.top / path)
+            return os.lstat(os.path.join(self._root, path))
         except OSError:
             return None
 
