@@ -23,6 +23,14 @@ def _git(cwd: Path, *args: str) -> str:
                           capture_output=True, text=True).stdout
 
 
+def _repo(tmp_path: Path) -> Path:
+    """An empty git work tree."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    _git(ws, "init", "-q")
+    return ws
+
+
 def _checkpoints(tmp_path: Path, workspace: Path, name: str = "s") -> tuple[Checkpoints, list[dict[str, Any]]]:
     folder = tmp_path / "sessions" / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -63,9 +71,7 @@ def test_a_workspace_inside_a_repository_only_sees_its_own_files(tmp_path: Path)
 @needs_git
 def test_files_too_big_to_snapshot_are_named_not_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gitsnap, "MAX_FILE_BYTES", 100)
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    _git(ws, "init", "-q")
+    ws = _repo(tmp_path)
     (ws / "big.dat").write_bytes(b"x" * 500)
     (ws / "small.txt").write_text("keep me\n")
     checkpoints, records = _checkpoints(tmp_path, ws)
@@ -134,9 +140,7 @@ def test_unified_diff_of_bytes() -> None:
 
 @needs_git
 def test_snapshots_leave_the_users_index_alone_even_with_staged_changes(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    _git(ws, "init", "-q")
+    ws = _repo(tmp_path)
     (ws / "t.txt").write_text("1\n")
     _git(ws, "add", ".")
     _git(ws, "commit", "-qm", "c")
@@ -156,9 +160,7 @@ def test_snapshots_leave_the_users_index_alone_even_with_staged_changes(tmp_path
 
 @needs_git
 def test_credentials_and_the_key_never_reach_the_session_folder(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    _git(ws, "init", "-q")
+    ws = _repo(tmp_path)
     key = "sk-test-never-stored-123456"
     (ws / ".env").write_text(f"DEEPSEEK_API_KEY={key}\n")
     (ws / "notes.txt").write_text(f"the key is {key}\n")
@@ -180,9 +182,7 @@ def test_credentials_and_the_key_never_reach_the_session_folder(tmp_path: Path) 
 
 @needs_git
 def test_an_interrupted_command_is_recorded_up_to_where_it_stopped(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    _git(ws, "init", "-q")
+    ws = _repo(tmp_path)
     (ws / "a.txt").write_text("a\n")
     checkpoints, records = _checkpoints(tmp_path, ws)
     checkpoints.begin_turn("x")
@@ -245,9 +245,7 @@ def test_a_folder_too_big_to_scan_is_said_once_and_what_was_seen_is_recorded(
 
 @needs_git
 def test_chinese_names_with_spaces_come_back_from_a_snapshot(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    _git(ws, "init", "-q")
+    ws = _repo(tmp_path)
     (ws / "笔记 一.txt").write_bytes("你好\r\n".encode())
     _git(ws, "add", ".")
     _git(ws, "commit", "-qm", "c")
@@ -270,9 +268,7 @@ def test_the_users_index_is_trusted_only_where_its_blob_holds_the_files_bytes(
     hashed: list[str] = []
     real_hash = gitsnap.GitSnapshots._hash
     monkeypatch.setattr(gitsnap.GitSnapshots, "_hash", lambda self, paths: hashed.extend(paths) or real_hash(self, paths))
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    _git(ws, "init", "-q")
+    ws = _repo(tmp_path)
     converting_repository(ws, setup if setup != "plain" else "autocrlf-turned-off")
     if setup == "plain":  # no conversion at all: the index's blobs are the files' bytes
         _git(ws, "add", "--renormalize", ".")
