@@ -165,7 +165,7 @@ class ReasoningBlock(Block):
         if self.done and not self.expanded:
             took = f"thought for {self.seconds:.0f} s" if self.seconds >= 1 else "thought"
             words = len(self.text.split())
-            return [[("", "  "), ("ansibrightblack italic", f"{GLYPHS['fold']} {took} · {words:,} words (Ctrl-O)")]]
+            return [[("", "  "), ("ansibrightblack italic", f"{GLYPHS['fold']} {took} · {words:,} word{'s' * (words != 1)} (Ctrl-O)")]]
         lines = _text_lines(Text(self.text.strip(), style="italic"), width - INDENT - 2)
         if not self.done:
             lines = lines[-6:]

@@ -11,7 +11,7 @@ from rich.markdown import Markdown
 
 from core import protocol as ev
 from ui.tui import markdown as md
-from ui.tui.blocks import GLYPHS, AnswerBlock, CommandBlock, ToolBlock, ToolState, use_ascii
+from ui.tui.blocks import GLYPHS, AnswerBlock, CommandBlock, ReasoningBlock, ToolBlock, ToolState, use_ascii
 from ui.tui.inputbox import Pastes
 from ui.tui.render import RENDERER, plain, safe
 from ui.tui.state import EventPump, Status, View
@@ -196,3 +196,12 @@ def test_an_mcp_tool_panel_names_its_server() -> None:
     view.transcript.create_content(80, 20)
     text = "\n".join(view.transcript.visible_text())
     assert "dict__lookup · MCP server dict" in text
+
+
+def test_a_folded_thought_counts_its_words_in_english() -> None:
+    def folded(text: str) -> str:
+        return plain(ReasoningBlock("r", text, done=True).render(80)[0])
+
+    assert folded("fine").endswith("· 1 word (Ctrl-O)")
+    assert folded("two words").endswith("· 2 words (Ctrl-O)")
+    assert folded("").endswith("· 0 words (Ctrl-O)")
