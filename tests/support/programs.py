@@ -8,6 +8,7 @@ looked up here, so a corpus can hold spellings from any tool without tying the s
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 import subprocess
 
@@ -65,9 +66,11 @@ def _is_builtin(name: str) -> bool:
 
 
 def missing_programs(command: str) -> list[str]:
-    """The programs `command` starts that are neither on PATH nor part of the shell."""
+    """The programs `command` starts that are neither on PATH, nor part of the shell, nor an alias or
+    function the command line defines itself."""
+    defined = set(re.findall(r"\balias\s+([\w.-]+)=", command)) | set(re.findall(r"([\w.-]+)\s*\(\)", command))
     return [name for name in programs(command)
-            if "/" not in name and shutil.which(name) is None and not _is_builtin(name)]
+            if "/" not in name and name not in defined and shutil.which(name) is None and not _is_builtin(name)]
 
 
 def require_programs(command: str) -> None:

@@ -23,3 +23,5 @@ def test_only_programs_neither_installed_nor_builtin_are_missing() -> None:
     assert missing_programs("no-such-program-0xdead --x | sort") == ["no-such-program-0xdead"]
     assert missing_programs("cd .. && shopt -s extglob && [ -e x ] && coproc true; wait") == []
     assert missing_programs("./local-script.sh && /opt/none/bin/tool") == []  # paths are the test's own business
+    assert missing_programs("shopt -s expand_aliases\nalias zz='rm -rf ../x'\nzz") == []
+    assert missing_programs("f() { rm -rf ../x; }; f") == []
