@@ -111,7 +111,8 @@ def costs(path: str) -> dict[str, object]:
             for module, (_, _, size) in pyz.toc.items():
                 add(owner(module.split(".")[0], distributions), size, 0)
         elif kind in "bx":
-            add(owner(name.split("/")[0] if "/" in name else "", distributions), length, unpacked_length)
+            folder, _, _ = name.replace("\\", "/").rpartition("/")  # a Windows exe names them with backslashes
+            add(owner(folder.split("/")[0], distributions), length, unpacked_length)
         else:
             add(SYSTEM, length, 0)  # the bootloader's own scripts and options
     return {"packages": found, "mcp": sorted(only_needed_by("mcp"))}
