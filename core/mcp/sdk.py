@@ -19,10 +19,10 @@ _BARE_PACKAGES = ("mcp", "mcp.client")
 CLIENT_MODULES = ("mcp.client.session", "mcp.client.stdio", "mcp.client.streamable_http",
                   "mcp.shared._httpx_utils", "mcp.shared.exceptions", "mcp_types")
 # The SDK's server side and what only it needs: the client never imports them (a test checks), so the
-# exe leaves them out.
+# exe leaves them out. jsonschema stays: the client checks a tool's structured result against the
+# tool's output schema with it, when the call returns.
 SERVER_SIDE = ("mcp.server", "mcp.cli", "uvicorn", "starlette", "sse_starlette", "cryptography", "cffi", "jwt",
-               "click", "python_multipart", "multipart", "jsonschema", "jsonschema_specifications",
-               "referencing", "rpds")
+               "click", "python_multipart", "multipart")
 
 
 def load_client() -> None:
