@@ -281,3 +281,68 @@ def test_ci_figures_says_when_a_log_has_no_summary(tmp_path: Path, capsys: pytes
     log.write_text("collecting ...\nKilled\n", encoding="utf-8")
     assert ci_figures.main(["--step", "Linux suite", "5", str(log), "--file", str(tmp_path / "m.md")]) == 2
     assert "no pytest summary line" in capsys.readouterr().err
+
+
+README_ZH = ROOT / "README.zh-CN.md"
+USAGE_ZH = ROOT / "docs" / "usage.zh-CN.md"
+# Each English page with its Simplified Chinese version, which must not fall behind it
+TRANSLATIONS = [(README, README_ZH), (ROOT / "docs" / "usage.md", USAGE_ZH)]
+# A flag (`--resume`) or a slash command (`/undo`) a page names, not `--` alone, a path, a URL or a ratio;
+# ASCII-only look-arounds, since a Chinese character counts as \w but may touch a name in Chinese prose
+FLAG = re.compile(r"(?<![A-Za-z0-9_-])--[a-z][a-z-]*[a-z]")
+SLASH_COMMAND = re.compile(r"(?<![A-Za-z0-9_./~$%:-])/[a-z]+(?![A-Za-z0-9_/]|\.\w)")
+
+
+def named_commands(text: str) -> set[str]:
+    """The flags and slash commands a page names, in prose and code alike."""
+    return set(FLAG.findall(text)) | set(SLASH_COMMAND.findall(text))
+
+
+def missing_names(english: Path, chinese: Path) -> list[str]:
+    """The flags and slash commands the English page names that its Chinese version does not."""
+    names = named_commands(english.read_text(encoding="utf-8"))
+    return sorted(names - named_commands(chinese.read_text(encoding="utf-8")))
+
+
+def pair_id(pair: tuple[Path, Path]) -> str:
+    return pair[1].relative_to(ROOT).as_posix()
+
+
+def test_the_chinese_readme_gives_the_same_two_commands_verbatim() -> None:
+    lines = README_ZH.read_text(encoding="utf-8").splitlines()
+    assert RUN_AGENT in lines
+    assert RUN_TESTS in lines
+
+
+@pytest.mark.parametrize("page", [README_ZH, USAGE_ZH], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_and_repository_path_of_a_chinese_page_lands(page: Path) -> None:
+    assert broken_links(page) == []
+    assert missing_paths(page) == []
+
+
+@pytest.mark.parametrize("pair", TRANSLATIONS, ids=pair_id)
+def test_the_chinese_page_names_every_flag_and_slash_command_of_the_english_one(pair: tuple[Path, Path]) -> None:
+    assert missing_names(*pair) == []
+
+
+@pytest.mark.parametrize("pair", TRANSLATIONS, ids=pair_id)
+def test_each_language_links_the_other_right_under_the_title(pair: tuple[Path, Path]) -> None:
+    for page, other in (pair, pair[::-1]):
+        top = "\n".join(page.read_text(encoding="utf-8").splitlines()[:4])
+        assert other.name in LINK.findall(top), f"{page.name} does not link {other.name} at its top"
+
+
+def test_the_name_check_sees_flags_and_commands_and_skips_paths_and_urls() -> None:
+    text = ("`--one [TASK]`、`--mode auto\\|ask\\|yes`，用--no-network。`/undo [N]`，`/diff`。/mode or Shift-Tab;\n"
+            "切换/model（`/mcp`). prune -- CMD; |---|---|; <!-- BEGIN x -->; ~/.ssh /path/.env core/modes.py\n"
+            "v/bin/pip http://127.0.0.1:8080/v1 https://example.com/mcp 5/8 `/` /etc/hosts ./agent.py -q /a.md\n")
+    assert named_commands(text) == {"--one", "--mode", "--no-network", "/undo", "/diff", "/mode", "/model", "/mcp"}
+
+
+def test_the_name_check_sees_what_a_translation_left_out(tmp_path: Path) -> None:
+    english, chinese = tmp_path / "usage.md", tmp_path / "usage.zh-CN.md"
+    english.write_text("`--lang zh|en`, `--plain`; `/lang [zh]` and `/help`\n", encoding="utf-8")
+    chinese.write_text("`--plain`：按行交互；`/help` 列出命令，`/lang`。\n", encoding="utf-8")
+    assert missing_names(english, chinese) == ["--lang"]
+    chinese.write_text("`--plain`，`/help`\n", encoding="utf-8")
+    assert missing_names(english, chinese) == ["--lang", "/lang"]
