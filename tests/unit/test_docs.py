@@ -4,6 +4,7 @@ lands on a file and heading that exist, and docs/measurements.md is only ever ch
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import sys
 import typing
@@ -346,3 +347,26 @@ def test_the_name_check_sees_what_a_translation_left_out(tmp_path: Path) -> None
     assert missing_names(english, chinese) == ["--lang"]
     chinese.write_text("`--plain`，`/help`\n", encoding="utf-8")
     assert missing_names(english, chinese) == ["--lang", "/lang"]
+
+
+# CJK characters and full-width punctuation
+WIDE = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+
+
+def cjk_line_breaks(text: str) -> list[str]:
+    """Prose lines broken between two wide characters: rendered, the break becomes a stray space."""
+    lines = FENCE.sub("", text).splitlines()
+    return [f"{a[-2:]}⏎{b.strip()[:2]}" for a, b in itertools.pairwise(lines)
+            if a.strip() and b.strip() and not b.lstrip().startswith(("|", "#", "- "))
+            and WIDE.match(a[-1]) and WIDE.match(b.strip()[0])]
+
+
+@pytest.mark.parametrize("page", [README_ZH, USAGE_ZH], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_chinese_prose_is_not_broken_between_two_chinese_characters(page: Path) -> None:
+    assert cjk_line_breaks(page.read_text(encoding="utf-8")) == []
+
+
+def test_the_line_break_check_sees_only_breaks_inside_chinese_text() -> None:
+    text = ("会话边进行边保存，\n继续其中一个。\n\n单文件\nexe 运行\n\n用 `py`\n代替\n\n表格：\n| a |\n## 标题\n"
+            "```\n代码\n块\n```\n- 第一项\n- 第二项\n  续行（\n  括号）\n")
+    assert cjk_line_breaks(text) == ["存，⏎继续", "二项⏎续行", "行（⏎括号"]
