@@ -21,7 +21,7 @@ from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
 from core.prune import prune
 from core.sandbox import Confinement, confine, sandbox_denial
-from core.sandbox.reaper import MARK, become_subreaper, end_adopted
+from core.sandbox.reaper import become_subreaper, end_adopted
 from core.secrets import EnvPolicy, scrub_env
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.safety import NOT_KNOWN_READ_ONLY, Question, command_question
@@ -50,13 +50,12 @@ class ShellRun:
 
 
 def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
-    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled,
-    and the agent's mark (`core.sandbox.reaper.MARK`: its descendants end with the session).
+    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled.
 
     On Windows a Python child writes to a pipe in the ANSI code page (cp1252 cannot even hold
     Chinese): it is told to write UTF-8."""
     env = scrub_env(os.environ, policy)
-    env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", MARK: str(os.getpid())})
+    env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
     if sys.platform == "win32":
         env.setdefault("PYTHONIOENCODING", "utf-8")
     return env
@@ -82,7 +81,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
         try:
             with confine(argv, confinement) as launch:  # a Landlock ruleset is needed only until the fork
                 proc = launch.popen(launch.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs,
+                                        stderr=subprocess.STDOUT, env=launch.environment(child_env(env_policy)), **kwargs,
                                         **launch.popen_kwargs)
         except subprocess.SubprocessError:  # the child could not enter the sandbox: nothing ran
             raise ToolError("the command did not run: it could not enter the sandbox; the user can run commands "
