@@ -77,6 +77,10 @@ def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None) -> list[
             args += ["--tmpfs", str(secret), "--remount-ro", str(secret)]
         else:
             args += ["--ro-bind", "/dev/null", str(secret)]
+    for allowed in policy.sockets:
+        args += ["--bind", str(allowed), str(allowed)]
+    for folder in policy.pinned:
+        args += ["--bind", str(folder), str(folder)]
     for kept in policy.protected:
         if kept.exists():
             args += ["--ro-bind", str(kept), str(kept)]

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.sandbox import caps, seccomp
+from core.sandbox import caps, mountns, seccomp
 from core.sandbox.policy import Policy
 
 # System call numbers: the same on every architecture that has Landlock (the generic table).
@@ -173,19 +173,23 @@ def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
         grants += [Grant(p, DEVICE) for p in policy.devices]
         _add_rules(fd, split_grants(grants, list(policy.denied)), handled)
         filter_in = seccomp.installer(_libc, unix_sockets=bool(policy.sockets))
-        yield _enter(fd, caps.dropper(_libc, policy.network), filter_in or (lambda: True))
+        bind = mountns.binder(_libc, policy.protected, policy.pinned)
+        yield _enter(fd, bind, caps.dropper(_libc, policy.network), filter_in or (lambda: True))
     finally:
         os.close(fd)
 
 
-def _enter(fd: int, drop_capabilities: Callable[[], bool], filter_in: Callable[[], bool]) -> Callable[[], None]:
+def _enter(fd: int, bind: Callable[[], None], drop_capabilities: Callable[[], bool],
+           filter_in: Callable[[], bool]) -> Callable[[], None]:
     """The `preexec_fn`: everything it needs is bound now, so the child allocates nothing. The
-    seccomp filter comes last: it refuses nothing the steps before it make."""
+    read-only binds come first (they need the capabilities dropped next), the seccomp filter last
+    (it refuses nothing the steps before it make)."""
     syscall, prctl = _libc.syscall, _libc.prctl  # type: ignore[union-attr]
     restrict, ruleset_fd, flags = ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(fd), ctypes.c_uint32(0)
     no_new_privs, one, zero = ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0)
 
     def enter() -> None:
+        bind()
         if (not drop_capabilities() or prctl(no_new_privs, one, zero, zero, zero) != 0
                 or syscall(restrict, ruleset_fd, flags) != 0 or not filter_in()):
             raise OSError(ctypes.get_errno(), "the sandbox could not be entered")

@@ -76,6 +76,13 @@ class Policy:
         return (any(path == w or path.is_relative_to(w) for w in self.writable) and not self.is_denied(path)
                 and not self.is_protected(path))
 
+    @property
+    def pinned(self) -> tuple[Path, ...]:
+        """The folders holding protected paths below the workspace (`.git`), which bind mounts
+        pin in place: a mount point cannot be renamed, so `.git` cannot be swapped for a copy."""
+        folders = {p.parent for p in self.protected if p.parent != self.workspace and p.parent.is_dir()}
+        return tuple(sorted(f for f in folders if not f.is_symlink()))
+
     def is_protected(self, path: Path) -> bool:
         return any(path == p or path.is_relative_to(p) for p in self.protected)
 

@@ -21,6 +21,7 @@ from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
 from core.prune import prune
 from core.sandbox import Confinement, confine, sandbox_denial
+from core.sandbox.protected import Snapshot
 from core.sandbox.reaper import become_subreaper, end_adopted
 from core.secrets import EnvPolicy, scrub_env
 from core.tools.base import ToolContext, ToolError, ToolResult
@@ -47,6 +48,7 @@ class ShellRun:
     truncated_bytes: int = 0  # bytes left out of `output` (they are in the archive)
     background: bool = False  # a background job still runs (stopped when the session ends)
     holds_output: bool = False  # ... and holds the output pipe: what it prints later is not captured
+    reverted: tuple[str, ...] = ()  # protected files of the workspace the command changed, put back
 
 
 def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
@@ -77,6 +79,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     else:
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
+    before = Snapshot.take(confinement.policy.workspace, confinement.policy.protected) if confinement else None
     with shell.invocation(command) as argv:
         try:
             with confine(argv, confinement) as launch:  # a Landlock ruleset is needed only until the fork
@@ -86,7 +89,10 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
         except subprocess.SubprocessError:  # the child could not enter the sandbox: nothing ran
             raise ToolError("the command did not run: it could not enter the sandbox; the user can run commands "
                             "unconfined with --no-sandbox") from None
-        return _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
+        run = _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
+    if before is not None:
+        run.reverted = tuple(before.restore())
+    return run
 
 
 def _adopt_orphans() -> None:
@@ -303,6 +309,10 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                  "the session ends]")
     elif run.background:
         text += "\n[a background job is still running; it is stopped when the session ends]"
+    if run.reverted:
+        text += (f"\n[the sandbox put back {', '.join(run.reverted)}: commands may not change what the user's git "
+                 "or the next session runs (.git/config, .git/hooks, .git/info, .gitmodules, .mcp.json); "
+                 "ask the user to make that change]")
     if run.truncated_bytes:
         text += f"\n[{run.truncated_bytes:,} more bytes were not kept in memory" + (
             f"; read them with read_output id={archive_id}]" if archive_id else "]")

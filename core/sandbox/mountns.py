@@ -1,0 +1,73 @@
+"""Read-only binds of the workspace's protected files, in a mount namespace of the command's own.
+
+Landlock only allows, and git needs `.git` writable, so under Landlock the protected files
+(`core.sandbox.policy.PROTECTED`) are held by a mount namespace where the kernel lets the agent
+make one: as root directly, otherwise inside a user namespace that maps the user to itself (the
+command still sees its own uid). Each existing protected path is bound over itself read-only; the
+command loses CAP_SYS_ADMIN (root) or never had it outside its namespace, and a namespace it makes
+itself inherits the binds locked, so it cannot undo them. Where no namespace can be made the child
+goes on without it, and `core.sandbox.protected` puts back what a command changed.
+
+Everything is prepared in the parent; the child makes only system calls.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
+_MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+# statvfs flags a remount must keep (the kernel locks them in a user namespace), as mount flags.
+_KEPT = {os.ST_NOSUID: 2, os.ST_NODEV: 4, os.ST_NOEXEC: 8, os.ST_NOATIME: 1024, os.ST_NODIRATIME: 2048,
+         os.ST_RELATIME: 1 << 21} if hasattr(os, "ST_NOSUID") else {}
+_O_WRONLY = 1
+
+
+def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, ...]) -> Callable[[], None]:
+    """The function the child calls first (before dropping capabilities) to bind `protected`
+    read-only in a namespace of its own, after binding each `pinned` folder over itself (a mount
+    point cannot be renamed); it does nothing where no namespace can be made."""
+    paths = [p for p in protected if p.exists() and not p.is_symlink()]
+    if not paths or not hasattr(os, "getuid"):
+        return lambda: None
+    as_root = os.geteuid() == 0
+    uid, gid = os.getuid(), os.getgid()
+    unshare, mount, open_, write, close = libc.unshare, libc.mount, libc.open, libc.write, libc.close
+    flags = ctypes.c_int(_CLONE_NEWNS if as_root else _CLONE_NEWNS | _CLONE_NEWUSER)
+    maps = [(ctypes.c_char_p(b"/proc/self/setgroups"), b"deny"),
+            (ctypes.c_char_p(b"/proc/self/uid_map"), f"{uid} {uid} 1".encode()),
+            (ctypes.c_char_p(b"/proc/self/gid_map"), f"{gid} {gid} 1".encode())]
+    maps_c = [(name, ctypes.c_char_p(data), ctypes.c_size_t(len(data))) for name, data in maps]
+    root, none = ctypes.c_char_p(b"/"), ctypes.c_char_p(None)
+    private = ctypes.c_ulong(_MS_REC | _MS_PRIVATE)
+    binds = [(ctypes.c_char_p(os.fsencode(p)), ctypes.c_ulong(_MS_BIND), None) for p in pinned]
+    for path in paths:
+        kept = 0
+        try:
+            found = os.statvfs(path).f_flag
+            kept = sum(flag for st, flag in _KEPT.items() if found & st)
+        except OSError:
+            pass
+        raw = ctypes.c_char_p(os.fsencode(path))
+        binds.append((raw, ctypes.c_ulong(_MS_BIND), ctypes.c_ulong(_MS_REMOUNT | _MS_BIND | _MS_RDONLY | kept)))
+    wronly = ctypes.c_int(_O_WRONLY)
+
+    def bind() -> None:
+        if unshare(flags) != 0:
+            return
+        if not as_root:
+            for name, data, size in maps_c:
+                fd = open_(name, wronly)
+                if fd >= 0:
+                    write(fd, data, size)
+                    close(fd)
+        if mount(none, root, none, private, none) != 0:
+            return
+        for path, bind_flags, remount_flags in binds:
+            if mount(path, path, none, bind_flags, none) == 0 and remount_flags is not None:
+                mount(none, path, none, remount_flags, none)
+
+    return bind
