@@ -41,9 +41,11 @@ def become(workspace: Path, program: list[str], given: dict[str, str]) -> None:
         raise CannotStart(str(exc)) from None
     try:
         with confine(program, confinement) as launch:
+            for fd in launch.popen_kwargs.get("pass_fds", ()):
+                os.set_inheritable(fd, True)  # bubblewrap reads the seccomp filter from it
             enter = launch.popen_kwargs.get("preexec_fn")
             if enter is not None:
                 enter()  # this process takes the Landlock ruleset, and exec keeps it
-            os.execvp(launch.argv[0], launch.argv)
+            os.execvpe(launch.argv[0], launch.argv, launch.environment(os.environ))
     except OSError as exc:
         raise CannotStart(f"cannot run {program[0]}: {exc.strerror or exc}") from None
