@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,19 +22,14 @@ from core.sandbox import probe, seccomp
 from tests.support.agent_process import run_agent
 from tests.support.ordinary_work import ORDINARY_WORK
 from tests.support.sandbox_corpus import Layout
+from tests.support.sandbox_fixtures import agent_layout, process_state
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not probe("auto").active
                                 or seccomp.table() is None, reason="needs the Linux kernel sandbox")
 
 
-@pytest.fixture
-def layout() -> Iterator[Layout]:
-    made = Layout.create()
-    try:
-        yield made
-    finally:
-        made.remove()
+layout = pytest.fixture(agent_layout, name="layout")
 
 
 def _one(layout: Layout, commands: list[str], env: dict[str, str] | None = None) -> list[str]:
@@ -96,18 +90,10 @@ def test_the_ssh_agent_keeps_its_keys_and_signs_nothing(layout: Layout, tmp_path
         os.kill(pid, signal.SIGTERM)
 
 
-def _limits(pid: int) -> tuple[str, str, str]:
-    limits = Path(f"/proc/{pid}/limits").read_text()
-    nice = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16]
-    affinity = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                    if line.startswith("Cpus_allowed_list"))
-    return limits, nice, affinity
-
-
 def test_no_limit_priority_or_affinity_of_the_agent_or_a_users_process_changes(layout: Layout) -> None:
     user = subprocess.Popen(["sleep", "120"])
     try:
-        before = _limits(user.pid)
+        before = process_state(user.pid)
         spellings = ["prlimit --pid {p} --cpu=1", "prlimit --pid {p} --fsize=0", "prlimit --pid={p} --nofile=3",
                      "renice -n 19 -p {p}", "taskset -p 1 {p}", "ionice -c 3 -p {p}",
                      "python3 -c 'import resource; resource.prlimit({p}, resource.RLIMIT_CPU, (1, 1))'",
@@ -115,7 +101,7 @@ def test_no_limit_priority_or_affinity_of_the_agent_or_a_users_process_changes(l
         commands = [s.format(p=p) for s in spellings for p in ("$PPID", str(user.pid))]
         outputs = _one(layout, [*commands, "echo still-here"])
         assert outputs[-1].startswith("exit code 0") and "still-here" in outputs[-1], "the agent died mid-turn"
-        assert _limits(user.pid) == before, "a confined command changed a user's process"
+        assert process_state(user.pid) == before, "a confined command changed a user's process"
         assert user.poll() is None
     finally:
         user.kill()

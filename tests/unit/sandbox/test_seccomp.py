@@ -16,7 +16,7 @@ import pytest
 
 from core.sandbox import seccomp
 from tests.support.sandbox_corpus import Layout
-from tests.support.sandbox_fixtures import confinement, run
+from tests.support.sandbox_fixtures import confinement, process_state, run
 
 pytestmark = pytest.mark.skipif(seccomp.table() is None, reason="no seccomp table for this machine")
 
@@ -28,15 +28,6 @@ def outsider() -> Iterator[subprocess.Popen]:
     yield proc
     proc.kill()
     proc.wait()
-
-
-def _state(pid: int) -> tuple[str, str, str]:
-    """What the commands below would change: its limits, nice value and CPU affinity."""
-    limits = Path(f"/proc/{pid}/limits").read_text()
-    nice = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16]
-    affinity = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                    if line.startswith("Cpus_allowed_list"))
-    return limits, nice, affinity
 
 
 AIMED = [
@@ -57,13 +48,13 @@ def test_limits_priority_and_affinity_of_an_outside_process_stay(layout: Layout,
     if shutil.which(command.split()[0]) is None:
         pytest.skip(f"no {command.split()[0]} here")
     confined = confinement(layout, backend)
-    before = _state(outsider.pid)
+    before = process_state(outsider.pid)
     done = run(command, layout, confined)
-    assert _state(outsider.pid) == before, f"{command!r} changed a process outside the {backend} sandbox"
+    assert process_state(outsider.pid) == before, f"{command!r} changed a process outside the {backend} sandbox"
     assert done.exit_code != 0
     run(command, layout, None)
     if "ionice" not in command and "chrt" not in command:  # their effect is not in the state read above
-        assert _state(outsider.pid) != before, f"{command!r} changes nothing even unconfined: not a probe"
+        assert process_state(outsider.pid) != before, f"{command!r} changes nothing even unconfined: not a probe"
 
 
 @pytest.mark.parametrize("command", [
