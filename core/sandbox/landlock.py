@@ -171,26 +171,52 @@ def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
         grants = [Grant(Path("/"), READ)]
         grants += [Grant(p, handled & ~(MAKE_CHAR | MAKE_BLOCK)) for p in policy.writable]
         grants += [Grant(p, DEVICE) for p in policy.devices]
+        in_namespace = mountns.available()
         _add_rules(fd, split_grants(grants, list(policy.denied)), handled)
         filter_in = seccomp.installer(_libc, unix_sockets=bool(policy.sockets))
-        bind = mountns.binder(_libc, policy.protected, policy.pinned)
+        bind = _in_namespace(fd, mountns.binder(_libc, policy.protected, policy.pinned),
+                             handled & ~(MAKE_CHAR | MAKE_BLOCK)) if in_namespace else (lambda: True)
         yield _enter(fd, bind, caps.dropper(_libc, policy.network), filter_in or (lambda: True))
     finally:
         os.close(fd)
 
 
-def _enter(fd: int, bind: Callable[[], None], drop_capabilities: Callable[[], bool],
+def _in_namespace(fd: int, bind: Callable[[], bool], rights: int) -> Callable[[], bool]:
+    """`bind`, then a rule letting the command write the empty /dev/shm it mounted: added in the
+    child, since the new mount's root does not exist before (a rule on the folder it covers does
+    not reach through the mount)."""
+    syscall, open_, close = _libc.syscall, _libc.open, _libc.close  # type: ignore[union-attr]
+    attr = _PathBeneathAttr(rights, -1)
+    add, ruleset_fd, kind, zero = (ctypes.c_long(_ADD_RULE), ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
+                                   ctypes.c_uint32(0))
+    shm, flags, attr_ref = ctypes.c_char_p(os.fsencode(mountns.SHM)), ctypes.c_int(os.O_PATH | os.O_CLOEXEC), \
+        ctypes.byref(attr)
+
+    def enter_namespace() -> bool:
+        if not bind():
+            return False
+        shm_fd = open_(shm, flags)
+        if shm_fd < 0:
+            return False
+        attr.parent_fd = shm_fd
+        added = syscall(add, ruleset_fd, kind, attr_ref, zero) == 0
+        close(shm_fd)
+        return added
+
+    return enter_namespace
+
+
+def _enter(fd: int, bind: Callable[[], bool], drop_capabilities: Callable[[], bool],
            filter_in: Callable[[], bool]) -> Callable[[], None]:
     """The `preexec_fn`: everything it needs is bound now, so the child allocates nothing. The
-    read-only binds come first (they need the capabilities dropped next), the seccomp filter last
-    (it refuses nothing the steps before it make)."""
+    mount namespace comes first (it needs the capabilities dropped next; /dev/shm is granted only
+    when it holds), the seccomp filter last (it refuses nothing the steps before it make)."""
     syscall, prctl = _libc.syscall, _libc.prctl  # type: ignore[union-attr]
     restrict, ruleset_fd, flags = ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(fd), ctypes.c_uint32(0)
     no_new_privs, one, zero = ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0)
 
     def enter() -> None:
-        bind()
-        if (not drop_capabilities() or prctl(no_new_privs, one, zero, zero, zero) != 0
+        if (not bind() or not drop_capabilities() or prctl(no_new_privs, one, zero, zero, zero) != 0
                 or syscall(restrict, ruleset_fd, flags) != 0 or not filter_in()):
             raise OSError(ctypes.get_errno(), "the sandbox could not be entered")
 
