@@ -174,34 +174,42 @@ def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
         in_namespace = mountns.available()
         _add_rules(fd, split_grants(grants, list(policy.denied)), handled)
         filter_in = seccomp.installer(_libc, unix_sockets=bool(policy.sockets))
-        bind = _in_namespace(fd, mountns.binder(_libc, policy.protected, policy.pinned),
-                             handled & ~(MAKE_CHAR | MAKE_BLOCK)) if in_namespace else (lambda: True)
+        bind = _in_namespace(fd, policy, handled & ~(MAKE_CHAR | MAKE_BLOCK)) if in_namespace else (lambda: True)
         yield _enter(fd, bind, caps.dropper(_libc, policy.network), filter_in or (lambda: True))
     finally:
         os.close(fd)
 
 
-def _in_namespace(fd: int, bind: Callable[[], bool], rights: int) -> Callable[[], bool]:
-    """`bind`, then a rule letting the command write the empty /dev/shm it mounted: added in the
-    child, since the new mount's root does not exist before (a rule on the folder it covers does
-    not reach through the mount)."""
+def _in_namespace(fd: int, policy: Policy, rights: int) -> Callable[[], bool]:
+    """The mount namespace (`core.sandbox.mountns`), then rules letting the command write the empty
+    /dev/shm it mounted and use its own devpts: added in the child, since the new mounts' roots do
+    not exist before (a rule on the folder a mount covers does not reach through it)."""
+    own_pts = ctypes.c_int(0)
+    bind = mountns.binder(_libc, policy.protected, policy.pinned, own_pts)  # type: ignore[arg-type]
     syscall, open_, close = _libc.syscall, _libc.open, _libc.close  # type: ignore[union-attr]
-    attr = _PathBeneathAttr(rights, -1)
     add, ruleset_fd, kind, zero = (ctypes.c_long(_ADD_RULE), ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
                                    ctypes.c_uint32(0))
-    shm, flags, attr_ref = ctypes.c_char_p(os.fsencode(mountns.SHM)), ctypes.c_int(os.O_PATH | os.O_CLOEXEC), \
-        ctypes.byref(attr)
+    flags = ctypes.c_int(os.O_PATH | os.O_CLOEXEC)
+    rules = [(ctypes.c_char_p(os.fsencode(path)), _PathBeneathAttr(granted, -1), needs_pts)
+             for path, granted, needs_pts in ((mountns.SHM, rights, False), (mountns.PTS, DEVICE | READ_DIR, True),
+                                              (mountns.PTMX, DEVICE, True))]
+    refs = [(path, attr, ctypes.byref(attr), needs_pts) for path, attr, needs_pts in rules]
 
     def enter_namespace() -> bool:
         if not bind():
             return False
-        shm_fd = open_(shm, flags)
-        if shm_fd < 0:
-            return False
-        attr.parent_fd = shm_fd
-        added = syscall(add, ruleset_fd, kind, attr_ref, zero) == 0
-        close(shm_fd)
-        return added
+        for path, attr, attr_ref, needs_pts in refs:
+            if needs_pts and not own_pts.value:
+                continue
+            rule_fd = open_(path, flags)
+            if rule_fd < 0:
+                return False
+            attr.parent_fd = rule_fd
+            added = syscall(add, ruleset_fd, kind, attr_ref, zero) == 0
+            close(rule_fd)
+            if not added:
+                return False
+        return True
 
     return enter_namespace
 

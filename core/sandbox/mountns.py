@@ -12,7 +12,9 @@ goes on without it, and `core.sandbox.protected` puts back what a command change
 /dev/shm is shared memory of every process of the user; POSIX semaphores live there, so Python's
 multiprocessing needs it writable. In a namespace the command gets an empty tmpfs of its own
 there, which Landlock then lets it write (a rule on the mount point covers what is mounted on it);
-without one, /dev/shm stays read-only.
+without one, /dev/shm stays read-only. Likewise a new devpts instance on /dev/pts (its own ptmx
+bound on /dev/ptmx) gives programs that make a pseudo-terminal (`script`, pexpect) their own, where
+none of the user's terminals exists.
 
 Everything is prepared in the parent; the child makes only system calls.
 """
@@ -31,9 +33,9 @@ _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 
 # statvfs flags a remount must keep (the kernel locks them in a user namespace), as mount flags.
 _KEPT = {os.ST_NOSUID: 2, os.ST_NODEV: 4, os.ST_NOEXEC: 8, os.ST_NOATIME: 1024, os.ST_NODIRATIME: 2048,
          os.ST_RELATIME: 1 << 21} if hasattr(os, "ST_NOSUID") else {}
-_MS_NOSUID, _MS_NODEV = 2, 4
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 2, 4, 8
 _O_WRONLY = 1
-SHM = Path("/dev/shm")
+SHM, PTS, PTMX = Path("/dev/shm"), Path("/dev/pts"), Path("/dev/ptmx")
 
 
 @lru_cache(maxsize=1)
@@ -42,7 +44,7 @@ def available() -> bool:
     if not hasattr(os, "getuid") or not SHM.is_dir():
         return False
     libc = ctypes.CDLL(None, use_errno=True)
-    make = binder(libc, (), ())
+    make = binder(libc, (), (), ctypes.c_int(0))
 
     def must() -> None:
         if not make():
@@ -54,10 +56,12 @@ def available() -> bool:
         return False
 
 
-def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, ...]) -> Callable[[], bool]:
+def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, ...],
+           own_pts: ctypes.c_int) -> Callable[[], bool]:
     """The function the child calls first (before dropping capabilities): in a namespace of its
     own it mounts an empty /dev/shm, binds each `pinned` folder over itself (a mount point cannot
-    be renamed) and `protected` read-only. It returns False when the namespace or a mount failed."""
+    be renamed) and `protected` read-only. It returns False when the namespace or a mount failed.
+    A devpts of its own is tried last; `own_pts` is set to 1 when it was mounted."""
     paths = [p for p in protected if p.exists() and not p.is_symlink()]
     as_root = os.geteuid() == 0
     uid, gid = os.getuid(), os.getgid()
@@ -82,6 +86,9 @@ def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, .
     wronly = ctypes.c_int(_O_WRONLY)
     tmpfs, shm = ctypes.c_char_p(b"tmpfs"), ctypes.c_char_p(os.fsencode(SHM))
     shm_flags, shm_mode = ctypes.c_ulong(_MS_NOSUID | _MS_NODEV), ctypes.c_char_p(b"mode=1777")
+    devpts, pts, ptmx = ctypes.c_char_p(b"devpts"), ctypes.c_char_p(os.fsencode(PTS)), ctypes.c_char_p(b"/dev/ptmx")
+    pts_ptmx, pts_flags = ctypes.c_char_p(os.fsencode(PTS / "ptmx")), ctypes.c_ulong(_MS_NOSUID | _MS_NOEXEC)
+    pts_options, bind_only = ctypes.c_char_p(b"newinstance,ptmxmode=0666,mode=0620"), ctypes.c_ulong(_MS_BIND)
 
     def bind() -> bool:
         if unshare(flags) != 0:
@@ -99,6 +106,11 @@ def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, .
             ok = mount(path, path, none, bind_flags, none) == 0 and ok
             if remount_flags is not None:
                 ok = mount(none, path, none, remount_flags, none) == 0 and ok
+        if ok and mount(devpts, pts, devpts, pts_flags, pts_options) == 0:
+            if mount(pts_ptmx, ptmx, none, bind_only, none) == 0:
+                own_pts.value = 1
+            else:
+                return False  # the user's terminals are hidden, but /dev/ptmx would make one among them
         return ok
 
     return bind

@@ -31,6 +31,8 @@ ORDINARY_WORK: dict[str, str] = {
         "for i in $(seq 50); do port=$(grep -o 'port [0-9]*' srv.log | cut -d' ' -f2); [ -n \"$port\" ] && break; "
         "sleep 0.1; done; curl -sf \"http://127.0.0.1:$port/\" > /dev/null; ok=$?; kill $pid; exit $ok"),
     "Python multiprocessing": f"{PY} -c 'import multiprocessing as m; assert m.Pool(2).map(abs, [-1]) == [1]'",
+    "a pseudo-terminal of its own": f"{PY} -c 'import os, pty; m, s = pty.openpty(); os.write(s, b\"x\"); "
+                                    "assert os.read(m, 1) == b\"x\"'",
     "temp files": "f=$(mktemp) && echo x > \"$f\" && rm \"$f\" && d=$(mktemp -d) && rmdir \"$d\"",
     "limits on itself": "ulimit -n 256 && nice -n 5 true && taskset -c 0 true",
 }
