@@ -60,13 +60,13 @@ def _build_ruleset(confinement: Confinement) -> None:
 @contextmanager
 def _files_only() -> Iterator[None]:
     """Landlock without the seccomp filter and the mount namespace, for the baseline row."""
-    installer, binder = seccomp.installer, mountns.binder
+    installer, available = seccomp.installer, mountns.available
     seccomp.installer = lambda *_a, **_k: None  # type: ignore[assignment]
-    mountns.binder = lambda *_a, **_k: (lambda: None)  # type: ignore[assignment]
+    mountns.available = lambda: False  # type: ignore[assignment]
     try:
         yield
     finally:
-        seccomp.installer, mountns.binder = installer, binder
+        seccomp.installer, mountns.available = installer, available
 
 
 def _run(command: str, workspace: Path, confinement: Confinement | None, files_only: bool = False) -> object:
