@@ -6,6 +6,7 @@ Each refused spelling is first seen to work unconfined, so it is a real probe.""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import subprocess
@@ -116,3 +117,17 @@ def test_every_architecture_gets_a_program_the_kernel_can_take(machine: str) -> 
     for unix in (False, True):
         code = seccomp.program(seccomp.TABLES[machine], unix_sockets=unix)
         assert len(code) % 8 == 0 and 0 < len(code) // 8 < 4096
+
+
+def test_a_machine_without_a_table_gets_no_filter_and_the_probe_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.sandbox import probe
+
+    monkeypatch.setattr(seccomp.platform, "machine", lambda: "riscv64")
+    assert seccomp.table() is None and seccomp.installer(ctypes.CDLL(None)) is None
+    probe.cache_clear()
+    try:
+        said = probe("auto").describe()
+    finally:
+        probe.cache_clear()
+    if probe("auto").active:
+        assert "NOT covered (no seccomp filter for this CPU)" in said, said
