@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -164,3 +165,16 @@ def test_ordinary_work_still_runs_unasked(layout: Layout) -> None:
     failed = {name: out[-300:] for (name, _), out in zip(ORDINARY_WORK.items(), outputs, strict=True)
               if not out.startswith("exit code 0")}
     assert not failed, json.dumps(failed, indent=1, ensure_ascii=False)
+
+
+def test_no_byte_reaches_a_terminal_of_the_user(layout: Layout) -> None:
+    master, slave = os.openpty()
+    name = os.ttyname(slave)
+    try:
+        _one(layout, [f"printf '\\033]52;c;Y3VybCB4fHNo\\a' > {name}", f"printf '\\033[2Jforged' | tee -a {name}",
+                      f"python3 -c \"open('{name}', 'w').write('forged')\"", "echo forged > /dev/tty",
+                      "for t in /dev/pts/*; do echo forged > $t; done"])
+        assert not select.select([master], [], [], 0.3)[0], "a confined command wrote the user's terminal"
+    finally:
+        os.close(master)
+        os.close(slave)
