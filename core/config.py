@@ -133,6 +133,7 @@ class Settings:
     sandbox: str = "auto"  # AGENT_SANDBOX: auto, landlock, bwrap, wintoken or off (see core.sandbox)
     network: str = "on"  # AGENT_NETWORK=off: confined commands may not open TCP connections
     sandbox_writable: str = ""  # AGENT_SANDBOX_WRITABLE: more folders commands may write (os.pathsep-separated)
+    sandbox_sockets: str = ""  # AGENT_SANDBOX_SOCKETS: Unix sockets commands may use (see core.sandbox.policy)
     mcp_config: str = ""  # DEEPSEEK_MCP_CONFIG: one more mcp.json to read (see core.mcp.config)
     env_file: Path = field(default_factory=default_env_file)
     # Where each setting the user gave came from (attribute -> "the environment variable X", a file,
@@ -191,6 +192,7 @@ ENV_NAMES: dict[str, str] = {
     "sandbox": "AGENT_SANDBOX",
     "network": "AGENT_NETWORK",
     "sandbox_writable": "AGENT_SANDBOX_WRITABLE",
+    "sandbox_sockets": "AGENT_SANDBOX_SOCKETS",
     "mcp_config": "DEEPSEEK_MCP_CONFIG",
 }
 

@@ -1,14 +1,22 @@
 """Bubblewrap, where the kernel has no Landlock: the command sees a read-only view of "/" with the
-writable folders bound back, the secret places covered by empty ones, and a PID namespace of its
-own (so it cannot see or signal the agent, nor read its /proc entries)."""
+writable folders bound back, the secret places covered by empty ones, the protected files of the
+workspace bound read-only, an empty /tmp and /var/tmp of its own (the session's temp folder
+bound inside, the rest gone with the command), a fresh /dev (no terminal of the user's), PID and IPC namespaces of its own (it
+cannot see or signal the agent, nor read its /proc entries, nor reach the user's System V IPC),
+a session of its own (no TIOCSTI into a terminal), and the same seccomp filter as under Landlock."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 
-from core.sandbox.policy import Policy
+from core.sandbox import seccomp
+from core.sandbox.policy import TEMP_FOLDERS, Policy
 
 
 def path() -> str | None:
@@ -29,19 +37,53 @@ def works() -> bool:
     return done.returncode == 0
 
 
-def wrap(argv: list[str], policy: Policy) -> list[str]:
+@contextmanager
+def wrapped(argv: list[str], policy: Policy) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+    """(bwrap's argv, the descriptors it must inherit) for `argv` under `policy`: the seccomp
+    filter goes to bwrap through a pipe, closed when the block ends."""
+    tab = seccomp.table()
+    if tab is None:
+        yield wrap(argv, policy), ()
+        return
+    read, write = os.pipe()
+    try:
+        os.write(write, seccomp.program(tab, unix_sockets=bool(policy.sockets)))  # far below a pipe's buffer
+        os.close(write)
+        write = -1
+        yield wrap(argv, policy, read), (read,)
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+
+
+def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None) -> list[str]:
     """`argv` run inside bwrap under `policy`. Background jobs end with the command: bwrap's PID
     namespace ends when its first process does."""
     args = [path() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
-            "--die-with-parent"]
+            "--unshare-ipc", "--new-session", "--die-with-parent"]
     if not policy.network:
         args.append("--unshare-net")
+    temp = [Path(t) for t in TEMP_FOLDERS if Path(t).is_dir() and not Path(t).is_relative_to("/dev")]
+    for folder in temp:
+        args += ["--tmpfs", str(folder)]
     for folder in policy.writable:
         if not folder.is_relative_to("/dev") and not folder.is_relative_to("/proc"):
             args += ["--bind", str(folder), str(folder)]
     for secret in policy.denied:
+        if secret.is_relative_to("/dev"):
+            continue  # the fresh /dev has no terminal of the user's
         if secret.is_dir():
             args += ["--tmpfs", str(secret), "--remount-ro", str(secret)]
         else:
             args += ["--ro-bind", "/dev/null", str(secret)]
+    for allowed in policy.sockets:
+        args += ["--bind", str(allowed), str(allowed)]
+    for folder in policy.pinned:
+        args += ["--bind", str(folder), str(folder)]
+    for kept in policy.protected:
+        if kept.exists():
+            args += ["--ro-bind", str(kept), str(kept)]
+    if filter_fd is not None:
+        args += ["--seccomp", str(filter_fd)]
     return [*args, "--", *argv]

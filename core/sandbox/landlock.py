@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.sandbox import caps
+from core.sandbox import caps, mountns, seccomp
 from core.sandbox.policy import Policy
 
 # System call numbers: the same on every architecture that has Landlock (the generic table).
@@ -171,21 +171,61 @@ def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
         grants = [Grant(Path("/"), READ)]
         grants += [Grant(p, handled & ~(MAKE_CHAR | MAKE_BLOCK)) for p in policy.writable]
         grants += [Grant(p, DEVICE) for p in policy.devices]
+        in_namespace = mountns.available()
         _add_rules(fd, split_grants(grants, list(policy.denied)), handled)
-        yield _enter(fd, caps.dropper(_libc, policy.network))
+        filter_in = seccomp.installer(_libc, unix_sockets=bool(policy.sockets))
+        bind = _in_namespace(fd, policy, handled & ~(MAKE_CHAR | MAKE_BLOCK)) if in_namespace else (lambda: True)
+        yield _enter(fd, bind, caps.dropper(_libc, policy.network), filter_in or (lambda: True))
     finally:
         os.close(fd)
 
 
-def _enter(fd: int, drop_capabilities: Callable[[], bool]) -> Callable[[], None]:
-    """The `preexec_fn`: everything it needs is bound now, so the child allocates nothing."""
+def _in_namespace(fd: int, policy: Policy, rights: int) -> Callable[[], bool]:
+    """The mount namespace (`core.sandbox.mountns`), then rules letting the command write the empty
+    /dev/shm it mounted and use its own devpts: added in the child, since the new mounts' roots do
+    not exist before (a rule on the folder a mount covers does not reach through it)."""
+    own_pts = ctypes.c_int(0)
+    bind = mountns.binder(_libc, policy.protected, policy.pinned, own_pts)  # type: ignore[arg-type]
+    syscall, open_, close = _libc.syscall, _libc.open, _libc.close  # type: ignore[union-attr]
+    add, ruleset_fd, kind, zero = (ctypes.c_long(_ADD_RULE), ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
+                                   ctypes.c_uint32(0))
+    flags = ctypes.c_int(os.O_PATH | os.O_CLOEXEC)
+    rules = [(ctypes.c_char_p(os.fsencode(path)), _PathBeneathAttr(granted, -1), needs_pts)
+             for path, granted, needs_pts in ((mountns.SHM, rights, False), (mountns.PTS, DEVICE | READ_DIR, True),
+                                              (mountns.PTMX, DEVICE, True))]
+    refs = [(path, attr, ctypes.byref(attr), needs_pts) for path, attr, needs_pts in rules]
+
+    def enter_namespace() -> bool:
+        if not bind():
+            return False
+        for path, attr, attr_ref, needs_pts in refs:
+            if needs_pts and not own_pts.value:
+                continue
+            rule_fd = open_(path, flags)
+            if rule_fd < 0:
+                return False
+            attr.parent_fd = rule_fd
+            added = syscall(add, ruleset_fd, kind, attr_ref, zero) == 0
+            close(rule_fd)
+            if not added:
+                return False
+        return True
+
+    return enter_namespace
+
+
+def _enter(fd: int, bind: Callable[[], bool], drop_capabilities: Callable[[], bool],
+           filter_in: Callable[[], bool]) -> Callable[[], None]:
+    """The `preexec_fn`: everything it needs is bound now, so the child allocates nothing. The
+    mount namespace comes first (it needs the capabilities dropped next; /dev/shm is granted only
+    when it holds), the seccomp filter last (it refuses nothing the steps before it make)."""
     syscall, prctl = _libc.syscall, _libc.prctl  # type: ignore[union-attr]
     restrict, ruleset_fd, flags = ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(fd), ctypes.c_uint32(0)
     no_new_privs, one, zero = ctypes.c_int(_PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0)
 
     def enter() -> None:
-        if (not drop_capabilities() or prctl(no_new_privs, one, zero, zero, zero) != 0
-                or syscall(restrict, ruleset_fd, flags) != 0):
+        if (not bind() or not drop_capabilities() or prctl(no_new_privs, one, zero, zero, zero) != 0
+                or syscall(restrict, ruleset_fd, flags) != 0 or not filter_in()):
             raise OSError(ctypes.get_errno(), "the sandbox could not be entered")
 
     return enter

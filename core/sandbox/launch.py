@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +11,7 @@ from typing import Any
 
 from core.config import Settings
 from core.sandbox import bwrap, landlock
+from core.sandbox.environment import without_session_sockets
 from core.sandbox.policy import Policy
 from core.sandbox.probe import SandboxInfo, probe
 
@@ -38,6 +39,17 @@ class Launch:
     argv: list[str]
     popen_kwargs: dict[str, Any] = field(default_factory=dict)
     popen: Callable[..., subprocess.Popen] = subprocess.Popen
+    policy: Policy | None = None
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The command's environment made from `environ`: inside a sandbox it names no socket of
+        the user's session and its temp folder is the session's own."""
+        if self.policy is None:
+            return dict(environ)
+        env = without_session_sockets(environ, self.policy.sockets)
+        if self.policy.temp is not None:
+            env.update({"TMPDIR": str(self.policy.temp), "TMP": str(self.policy.temp), "TEMP": str(self.policy.temp)})
+        return env
 
 
 @contextmanager
@@ -48,14 +60,15 @@ def confine(argv: list[str], confinement: Confinement | None) -> Iterator[Launch
         yield Launch(argv)
     elif confinement.info.backend == "landlock":
         with landlock.ruleset(confinement.policy, confinement.info.abi) as enter:
-            yield Launch(argv, {"preexec_fn": enter})
+            yield Launch(argv, {"preexec_fn": enter}, policy=confinement.policy)
     elif confinement.info.backend == "bwrap":
-        yield Launch(bwrap.wrap(argv, confinement.policy))
+        with bwrap.wrapped(argv, confinement.policy) as (wrapped, fds):
+            yield Launch(wrapped, {"pass_fds": fds}, policy=confinement.policy)
     elif confinement.info.backend == "wintoken":
         from core.sandbox import wintoken
 
         wintoken.label_writable(confinement.policy.writable)
         # `integrity` is TokenPopen's alone: a caller that ignores `popen` fails rather than runs unconfined.
-        yield Launch(argv, {"integrity": wintoken.LOW_INTEGRITY}, popen=wintoken.TokenPopen)
+        yield Launch(argv, {"integrity": wintoken.LOW_INTEGRITY}, popen=wintoken.TokenPopen, policy=confinement.policy)
     else:
         yield Launch(argv)

@@ -1,24 +1,32 @@
-"""What a confined command may touch: the folders it may write, the places it may not read, and
-whether it may open network connections. The same policy drives every backend."""
+"""What a confined command may touch: the folders it may write, the places it may not read, the
+files inside the workspace it may not change, the Unix sockets it may use, and whether it may open
+network connections. The same policy drives every backend."""
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.config import Settings, default_env_file
+from core.sandbox import session_temp
 from core.session.journal import sessions_root
 
 # Credentials a command never needs to read: relative to the home folder.
 SECRET_PLACES = (".ssh", ".aws", ".gnupg", ".config/gh", ".netrc", ".git-credentials", ".docker/config.json",
                  ".kube")
-# Devices every command may write (and the terminal ones a pty-using program opens).
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx",
-           "/dev/pts")
+# Devices every command may write. No terminal: a command writing the user's /dev/pts/N could fill
+# the paste buffer or redraw the screen; it is neither read nor written (see TERMINALS).
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+TERMINALS = ("/dev/pts", "/dev/ptmx", "/dev/tty", "/dev/console")
+# Shared temp folders: readable, not writable (commands get a folder of the session's own as TMPDIR).
 TEMP_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+# Inside the workspace, what programs outside the sandbox run or trust later: the user's git runs
+# hooks and what .git/config names, the next session reads .mcp.json. Commands may not change them.
+PROTECTED = (".git/config", ".git/hooks", ".git/info", ".gitmodules", ".mcp.json")
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,9 @@ class Policy:
     denied: tuple[Path, ...]  # neither read nor written (nor listed, under bubblewrap)
     devices: tuple[Path, ...] = ()
     network: bool = True
+    temp: Path | None = None  # the session's own temp folder (TMPDIR), also in `writable`
+    protected: tuple[Path, ...] = ()  # in the workspace, read-only to commands (they need not exist)
+    sockets: tuple[Path, ...] = ()  # Unix sockets the user allowed (AGENT_SANDBOX_SOCKETS): then any may be used
 
     @classmethod
     def for_workspace(cls, workspace: Path, settings: Settings) -> Policy:
@@ -37,25 +48,51 @@ class Policy:
         AGENT_NETWORK, the agent's own .env and session folders)."""
         root = workspace.resolve()
         home = Path.home()
-        temp = [tempfile.gettempdir(), os.environ.get("TMPDIR", ""), *TEMP_FOLDERS]
-        extra = [os.path.expanduser(p.strip()) for p in settings.sandbox_writable.split(os.pathsep) if p.strip()]
+        extra = _listed(settings.sandbox_writable)
         secrets = [home / p for p in SECRET_PLACES]
         config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "deepseek-agent"
         secrets += [settings.env_file, default_env_file(), config, sessions_root(settings.sessions_dir),
                     sessions_root().parent]
-        temp_folders = _existing(temp)
+        if sys.platform == "win32":  # the low-integrity token labels the user's temp folder writable
+            own_temp, temp_folders = None, _existing([tempfile.gettempdir(), os.environ.get("TMPDIR", "")])
+        else:
+            own_temp = session_temp.folder()
+            temp_folders = _existing([own_temp, tempfile.gettempdir(), *TEMP_FOLDERS])
+            secrets += TERMINALS
         # Inside a temp folder a denied path would take the reading of new temp files with it (see
         # `landlock.split_grants`): temp folders stay whole, and a sessions folder put there is not hidden.
         denied = [p for p in _existing(secrets) if not (root == p or root.is_relative_to(p))
                   and not any(p.is_relative_to(t) for t in temp_folders)]
-        return cls(workspace=root, writable=tuple(_existing([root, *temp_folders, *extra])), denied=tuple(denied),
-                   devices=tuple(_existing(DEVICES)), network=settings.network != "off")
+        writable = [root, own_temp, *extra] if own_temp else [root, *temp_folders, *extra]
+        protected = [root / p for p in PROTECTED]
+        if settings.mcp_config:
+            protected.append(Path(settings.mcp_config).expanduser().resolve())
+        return cls(workspace=root, writable=tuple(_existing(writable)), denied=tuple(denied),
+                   devices=tuple(_existing(DEVICES)), network=settings.network != "off", temp=own_temp,
+                   protected=tuple(p for p in protected if p.is_relative_to(root)),
+                   sockets=tuple(_existing(_listed(settings.sandbox_sockets))))
 
     def may_write(self, path: Path) -> bool:
-        return any(path == w or path.is_relative_to(w) for w in self.writable) and not self.is_denied(path)
+        return (any(path == w or path.is_relative_to(w) for w in self.writable) and not self.is_denied(path)
+                and not self.is_protected(path))
+
+    @property
+    def pinned(self) -> tuple[Path, ...]:
+        """The folders holding protected paths below the workspace (`.git`), which bind mounts
+        pin in place: a mount point cannot be renamed, so `.git` cannot be swapped for a copy."""
+        folders = {p.parent for p in self.protected if p.parent != self.workspace and p.parent.is_dir()}
+        return tuple(sorted(f for f in folders if not f.is_symlink()))
+
+    def is_protected(self, path: Path) -> bool:
+        return any(path == p or path.is_relative_to(p) for p in self.protected)
 
     def is_denied(self, path: Path) -> bool:
         return any(path == d or path.is_relative_to(d) for d in self.denied)
+
+
+def _listed(setting: str) -> list[str]:
+    """The paths of an os.pathsep-separated setting, with ~ expanded."""
+    return [os.path.expanduser(p.strip()) for p in setting.split(os.pathsep) if p.strip()]
 
 
 def _existing(paths: Iterable[str | Path]) -> list[Path]:

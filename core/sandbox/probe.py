@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.sandbox import bwrap, landlock
+from core.sandbox import bwrap, landlock, seccomp
 
 
 @dataclass(frozen=True)
@@ -71,9 +71,16 @@ def _windows(choice: str, network: bool) -> SandboxInfo:
                                        "network on" if network else "network NOT blocked"))
 
 
+def _channels() -> list[str]:
+    """What the seccomp filter holds on every backend, or that this machine has none."""
+    if seccomp.table() is None:
+        return ["Unix sockets, other processes' limits and inode flags NOT covered (no seccomp filter for this CPU)"]
+    return ["no Unix socket of the session", "other processes' limits, priority and affinity out of reach"]
+
+
 def _landlock_enforces(version: int, network: bool) -> tuple[str, ...]:
-    said = ["writes only in the workspace and temp folders", "secrets unreadable",
-            "the agent's /proc unreadable"]
+    said = ["writes only in the workspace and its own temp folder", "secrets unreadable",
+            "the agent's /proc unreadable", "no terminal", *_channels(), "git hooks and config read-only"]
     if version >= 6:
         said.append("signals and abstract sockets stay inside")
     if network:
@@ -86,5 +93,6 @@ def _landlock_enforces(version: int, network: bool) -> tuple[str, ...]:
 
 
 def _bwrap_enforces(network: bool) -> tuple[str, ...]:
-    said = ["writes only in the workspace and temp folders", "secrets hidden", "own PID namespace"]
+    said = ["writes only in the workspace and its own temp folder", "secrets hidden", "own PID and IPC namespaces",
+            "no terminal", *_channels(), "git hooks and config read-only"]
     return (*said, "network on" if network else "network off")

@@ -2,23 +2,34 @@
 
 `setsid cmd &` or a double fork puts a process in a session of its own, out of reach of the
 process-group kill that ends a command. Once the agent is a child subreaper, such orphans become
-its children instead of init's. When the session closes, those that carry the agent's mark in the
-environment they started with (`MARK`, which every command gets) are ended and reaped; others
-(a clipboard helper the TUI started, serving the copied text) are left to run, and the dead are
-reaped."""
+its children instead of init's. When the session closes, every adopted orphan is ended and
+reaped, whatever it did to its environment, except the agent's own helpers (a clipboard server
+the TUI started, serving the copied text): those were started with `helper_environment()`, which
+carries a token made at random for this process. Commands never get the token and cannot read it
+from a helper (its /proc entries are out of a confined command's reach), so no command can pass
+for a helper; the agent's process id is handed to no one."""
 
 from __future__ import annotations
 
 import ctypes
 import os
+import secrets
 import signal
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 _PR_SET_CHILD_SUBREAPER = 36
 _ROUNDS = 5  # ending one orphan can orphan its own children: they are adopted in turn
-MARK = "DEEPSEEK_AGENT_PID"  # in every command's environment: the agent's process id
+HELPER = "DEEPSEEK_AGENT_HELPER"  # in the environment of the agent's own helpers only
+_TOKEN = secrets.token_hex(16)
+
+
+def helper_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a helper of the agent's own that may outlive its call and must be
+    left running when the session closes."""
+    return {**(os.environ if environ is None else environ), HELPER: _TOKEN}
 
 
 def become_subreaper() -> bool:
@@ -31,10 +42,10 @@ def become_subreaper() -> bool:
 
 
 def adopted() -> list[int]:
-    """This process's children in another session than its own that are commands' descendants
-    (they carry `MARK`) or dead (a zombie to reap)."""
+    """This process's children in another session than its own that are not its helpers (they
+    carry the token in the environment they started with) or are dead (a zombie to reap)."""
     me, session = os.getpid(), os.getsid(0)
-    mark = f"{MARK}={me}".encode()
+    mark = f"{HELPER}={_TOKEN}".encode()
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -44,11 +55,19 @@ def adopted() -> list[int]:
             fields = stat[stat.rfind(")") + 2:].split()
             if int(fields[1]) != me or int(fields[3]) == session:
                 continue
-            if fields[0] == "Z" or mark in (entry / "environ").read_bytes().split(b"\0"):
-                found.append(int(entry.name))
         except (OSError, IndexError, ValueError):
             continue
+        if fields[0] == "Z" or not _carries(entry, mark):
+            found.append(int(entry.name))
     return found
+
+
+def _carries(entry: Path, mark: bytes) -> bool:
+    """Whether the process started with `mark`; one that hid its environment (not dumpable) does not."""
+    try:
+        return mark in (entry / "environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
 
 
 def end_adopted(grace: float = 0.5) -> int:

@@ -14,6 +14,7 @@ from core.sandbox.launch import Confinement, confine
 
 # The settings the sandbox is made of, by the names the command line gives them.
 SETTINGS = {"AGENT_SANDBOX": "sandbox", "AGENT_NETWORK": "network", "AGENT_SANDBOX_WRITABLE": "sandbox_writable",
+            "AGENT_SANDBOX_SOCKETS": "sandbox_sockets",
             "AGENT_SESSIONS_DIR": "sessions_dir"}
 
 
@@ -40,9 +41,11 @@ def become(workspace: Path, program: list[str], given: dict[str, str]) -> None:
         raise CannotStart(str(exc)) from None
     try:
         with confine(program, confinement) as launch:
+            for fd in launch.popen_kwargs.get("pass_fds", ()):
+                os.set_inheritable(fd, True)  # bubblewrap reads the seccomp filter from it
             enter = launch.popen_kwargs.get("preexec_fn")
             if enter is not None:
                 enter()  # this process takes the Landlock ruleset, and exec keeps it
-            os.execvp(launch.argv[0], launch.argv)
+            os.execvpe(launch.argv[0], launch.argv, launch.environment(os.environ))
     except OSError as exc:
         raise CannotStart(f"cannot run {program[0]}: {exc.strerror or exc}") from None

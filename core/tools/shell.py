@@ -21,7 +21,8 @@ from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
 from core.prune import prune
 from core.sandbox import Confinement, confine, sandbox_denial
-from core.sandbox.reaper import MARK, become_subreaper, end_adopted
+from core.sandbox.protected import Snapshot
+from core.sandbox.reaper import become_subreaper, end_adopted
 from core.secrets import EnvPolicy, scrub_env
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.safety import NOT_KNOWN_READ_ONLY, Question, command_question
@@ -47,16 +48,16 @@ class ShellRun:
     truncated_bytes: int = 0  # bytes left out of `output` (they are in the archive)
     background: bool = False  # a background job still runs (stopped when the session ends)
     holds_output: bool = False  # ... and holds the output pipe: what it prints later is not captured
+    reverted: tuple[str, ...] = ()  # protected files of the workspace the command changed, put back
 
 
 def child_env(policy: EnvPolicy | None = None) -> dict[str, str]:
-    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled,
-    and the agent's mark (`core.sandbox.reaper.MARK`: its descendants end with the session).
+    """The child's environment: the user's, minus secrets (`policy`), with pagers and prompts disabled.
 
     On Windows a Python child writes to a pipe in the ANSI code page (cp1252 cannot even hold
     Chinese): it is told to write UTF-8."""
     env = scrub_env(os.environ, policy)
-    env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", MARK: str(os.getpid())})
+    env.update({"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
     if sys.platform == "win32":
         env.setdefault("PYTHONIOENCODING", "utf-8")
     return env
@@ -78,16 +79,20 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
     else:
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
+    before = Snapshot.take(confinement.policy.workspace, confinement.policy.protected) if confinement else None
     with shell.invocation(command) as argv:
         try:
             with confine(argv, confinement) as launch:  # a Landlock ruleset is needed only until the fork
                 proc = launch.popen(launch.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, env=child_env(env_policy), **kwargs,
+                                        stderr=subprocess.STDOUT, env=launch.environment(child_env(env_policy)), **kwargs,
                                         **launch.popen_kwargs)
         except subprocess.SubprocessError:  # the child could not enter the sandbox: nothing ran
             raise ToolError("the command did not run: it could not enter the sandbox; the user can run commands "
                             "unconfined with --no-sandbox") from None
-        return _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
+        run = _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
+    if before is not None:
+        run.reverted = tuple(before.restore())
+    return run
 
 
 def _adopt_orphans() -> None:
@@ -304,6 +309,10 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                  "the session ends]")
     elif run.background:
         text += "\n[a background job is still running; it is stopped when the session ends]"
+    if run.reverted:
+        text += (f"\n[the sandbox put back {', '.join(run.reverted)}: commands may not change what the user's git "
+                 "or the next session runs (.git/config, .git/hooks, .git/info, .gitmodules, .mcp.json); "
+                 "ask the user to make that change]")
     if run.truncated_bytes:
         text += f"\n[{run.truncated_bytes:,} more bytes were not kept in memory" + (
             f"; read them with read_output id={archive_id}]" if archive_id else "]")

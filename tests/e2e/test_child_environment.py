@@ -2,8 +2,9 @@
 
 Git's own config in the environment (a credential helper, an `Authorization` header), connection
 strings, personal access tokens, cookies, and values shaped like a credential whatever the name,
-are kept from commands; what desktop tools and builds need (`DBUS_SESSION_BUS_ADDRESS`, `PATH`, a
-`PATCH_LEVEL`) still arrives, and git in a command still works."""
+are kept from commands; what builds need (`PATH`, a `PATCH_LEVEL`, `XDG_SESSION_TYPE`) still arrives,
+and git in a command still works. (A confined command gets no session socket either:
+tests/unit/sandbox/test_channels.py.)"""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ HELD_BACK = {
     "HF_COOKIES": "cookie-9", "DEPLOY_CREDS": "creds-10", "SLACK_WEBHOOK_URL": "https://hooks.invalid/T0/B0/x11",
     "SOME_SERVICE": "ghp_" + "a" * 36, "OPENAI_ORG_BEARER": "bearer-12",
 }
-PASSED_ON = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/0/bus", "XDG_SESSION_TYPE": "tty",
+PASSED_ON = {"XDG_SESSION_TYPE": "tty",
              "PATCH_LEVEL": "3", "COMPAT_MODE": "on", "COOKIECUTTER_CONFIG": "/tmp/cc.yaml",
              "SESSION_NAME": "main", "NODE_OPTIONS": "--max-old-space-size=4096"}
 

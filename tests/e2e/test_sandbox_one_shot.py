@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -24,19 +23,14 @@ from tests.support.sandbox_corpus import (
     encodings,
     leaks,
 )
+from tests.support.sandbox_fixtures import agent_layout
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not probe("auto").active,
                                 reason="needs the Linux kernel sandbox")
 
 
-@pytest.fixture
-def layout() -> Iterator[Layout]:
-    made = Layout.create()
-    try:
-        yield made
-    finally:
-        made.remove()
+layout = pytest.fixture(agent_layout, name="layout")
 
 
 def _one(layout: Layout, commands: list[str], yes: bool = False) -> tuple[ScriptedServer, str]:

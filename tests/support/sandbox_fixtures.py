@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +52,23 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+
+
+def agent_layout() -> Iterator[Layout]:
+    """A layout for tests that run the agent as a process (which gets HOME from the test):
+    `layout = pytest.fixture(agent_layout, name="layout")`."""
+    made = Layout.create()
+    try:
+        yield made
+    finally:
+        made.remove()
+
+
+def process_state(pid: int) -> tuple[str, str, str]:
+    """What a confined command must not change in a process outside: its limits, nice value and
+    CPU affinity."""
+    limits = Path(f"/proc/{pid}/limits").read_text()
+    nice = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16]
+    affinity = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                    if line.startswith("Cpus_allowed_list"))
+    return limits, nice, affinity

@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from core.sandbox.reaper import helper_environment
+
 OSC52_LIMIT = 100_000  # terminals cap the sequence; beyond it only a file is reliable
 
 
@@ -25,7 +27,7 @@ def _native(text: str) -> bool:
     for cmd in (["pbcopy"], ["wl-copy"], ["xclip", "-selection", "clipboard"], ["xsel", "--clipboard", "--input"]):
         if shutil.which(cmd[0]):
             try:
-                subprocess.run(cmd, input=text.encode("utf-8"), check=True, timeout=3,
+                subprocess.run(cmd, input=text.encode("utf-8"), check=True, timeout=3, env=helper_environment(),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 return True
             except (OSError, subprocess.SubprocessError):

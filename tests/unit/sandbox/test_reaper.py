@@ -1,5 +1,5 @@
-"""Orphans that left their command's session end with the agent's session; a helper of the agent's
-own (unmarked, like a clipboard server) is left running."""
+"""Orphans that left their command's session end with the agent's session whatever they did to their
+environment; a helper of the agent's own (a clipboard server) is left running."""
 
 from __future__ import annotations
 
@@ -15,16 +15,24 @@ import pytest
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper is Linux's")
 
-# Plays the agent: becomes a subreaper, starts two setsid'd daemons through a shell that exits at
-# once (one with the mark every command gets, one without), then closes the session.
+# Plays the agent: becomes a subreaper, starts setsid'd daemons through a shell that exits at once
+# (commands' in several spellings, and a helper of its own), then closes the session.
+ESCAPES = {
+    "setsid": "setsid sleep 300 > /dev/null 2>&1 < /dev/null & echo $!",
+    "env -i": "env -i setsid sleep 301 > /dev/null 2>&1 < /dev/null & echo $!",
+    "exec -c": "setsid bash -c 'exec -c sleep 302' > /dev/null 2>&1 < /dev/null & echo $!",
+    "not dumpable": "setsid python3 -c 'import ctypes, time; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); "
+                    "time.sleep(303)' > /dev/null 2>&1 < /dev/null & echo $!",
+}
 AGENT = r"""
 import json, os, subprocess, sys, time
-from core.sandbox.reaper import MARK, become_subreaper, end_adopted
+from core.sandbox.reaper import become_subreaper, end_adopted, helper_environment
 assert become_subreaper()
 pids = {}
-for name, env in (("marked", {**os.environ, MARK: str(os.getpid())}), ("unmarked", dict(os.environ))):
-    out = subprocess.run(["sh", "-c", "setsid sleep 300 > /dev/null 2>&1 < /dev/null & echo $!"],
-                         env=env, capture_output=True, text=True, check=True).stdout
+for name, (script, env) in {**{k: (v, dict(os.environ)) for k, v in json.loads(sys.argv[1]).items()},
+                            "helper": ("setsid sleep 304 > /dev/null 2>&1 < /dev/null & echo $!",
+                                       helper_environment())}.items():
+    out = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, check=True).stdout
     pids[name] = int(out)
 time.sleep(0.3)
 ended = end_adopted(grace=0.5)
@@ -40,20 +48,21 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_marked_orphans_end_with_the_session_and_others_run_on() -> None:
+def test_commands_orphans_end_with_the_session_and_the_agents_helpers_run_on() -> None:
     root = Path(__file__).resolve().parents[3]
-    done = subprocess.run([sys.executable, "-c", AGENT], cwd=root, capture_output=True, text=True, timeout=30,
-                          env={**os.environ, "PYTHONPATH": str(root)})
+    done = subprocess.run([sys.executable, "-c", AGENT, json.dumps(ESCAPES)], cwd=root, capture_output=True,
+                          text=True, timeout=30, env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    marked, unmarked = report["pids"]["marked"], report["pids"]["unmarked"]
+    pids = report["pids"]
     try:
-        assert report["ended"] == 1
-        assert not _alive(marked), "the command's setsid'd orphan outlived the session"
+        assert report["ended"] == len(ESCAPES)
+        for name in ESCAPES:
+            assert not _alive(pids[name]), f"a command's orphan ({name}) outlived the session"
         time.sleep(0.2)
-        assert _alive(unmarked), "an orphan that is no command's was ended"
+        assert _alive(pids["helper"]), "the agent's own helper was ended"
     finally:
-        for pid in (marked, unmarked):
+        for pid in pids.values():
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
