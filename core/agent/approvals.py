@@ -46,8 +46,15 @@ DECISIONS = (
 _IDS = {d.id for d in DECISIONS}
 
 NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
-NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox in this mode; rerun with --yes to allow "
-                       "it, or turn the sandbox off with --no-sandbox (AGENT_SANDBOX=off)")
+# --yes answers the gate's questions; it never lifts the sandbox: leaving it takes a person's yes
+# to that one command, or --no-sandbox.
+NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox here (the yes mode answers the gate's "
+                       "questions, it never lifts the sandbox)")
+# What a yes to an "unconfined" question gives the command, said in the question itself.
+UNCONFINED_GRANTS = ("outside the sandbox it runs with all of your rights: it can change or delete any of your files, "
+                     "read your keys and secrets, and use the network")
+# The decisions an "unconfined" question offers: a yes to this one run, never an "always".
+_UNCONFINED_DECISIONS = ("once", "deny", "deny_reason")
 
 
 # How a long action is shown (`compact_action`): its line breaks, and the lines left out between.
@@ -150,7 +157,11 @@ class Approvals:
     Who answers: in the `yes` mode, the mode itself; else the person, through the front end (an
     `ApprovalRequested` event, answered by the runtime's `Answer` op through `answer()`); when
     nobody can be asked (`interactive` False: `--one`), the question is refused and the model told
-    how the user could allow it. `rules` keeps what was allowed for the workspace for good."""
+    how the user could allow it. `rules` keeps what was allowed for the workspace for good.
+
+    Running a command outside the sandbox ("unconfined") is never the mode's to answer: in an
+    interactive session the person is asked even in `yes`, once per run; with nobody to ask it
+    is refused."""
 
     def __init__(self, emit: Emit, mode: str = ASK, *, interactive: bool = True, rules: AllowRules | None = None,
                  sandbox: SandboxInfo | None = None) -> None:
@@ -214,11 +225,16 @@ class Approvals:
                 if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
         if kind == "tool" and call.name in self.tool_keepers:
             rule = call.name
-        if self.mode == YES or not self.interactive:
-            decision, reason = ("once", "") if self.mode == YES else ("deny", self._refusal(kind, rule))
+        by_mode = self.mode == YES and kind != "unconfined"
+        if by_mode or not self.interactive:
+            decision, reason = ("once", "") if by_mode else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")
             return None if decision == "once" else reason
-        choices = [d.__dict__ for d in DECISIONS if d.id != "workspace" or rule]
+        if kind == "unconfined":
+            rule = None
+            why = f"{why}; {UNCONFINED_GRANTS}"
+        choices = [d.__dict__ for d in DECISIONS if (d.id != "workspace" or rule)
+                   and (kind != "unconfined" or d.id in _UNCONFINED_DECISIONS)]
         request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,
                                        command=target[0], path=target[1], cwd=cwd, reason=why,
                                        decisions=choices, kind=kind, rule=rule)
