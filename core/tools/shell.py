@@ -68,7 +68,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
                 env_policy: EnvPolicy | None = None, confinement: Confinement | None = None) -> ShellRun:
     """Run `command` in the platform shell, inside `confinement` when given; every byte also goes
     to `sink` (the output archive)."""
-    shell = detect_shell()
+    shell = detect_shell(cwd)
     _adopt_orphans()
     kwargs: dict = {}
     if sys.platform == "win32":
