@@ -29,6 +29,18 @@ from core.tools.safety import NOT_KNOWN_READ_ONLY, destructive_reason, platform_
 
 
 @dataclass(frozen=True)
+class Keeper:
+    """What "always, in this workspace" keeps for a question of the agent's own: `rule` names it in
+    the question, `keep()` keeps it (a sentence when it could not)."""
+
+    rule: str
+    keep: Callable[[], str | None]
+
+    def __call__(self) -> str | None:
+        return self.keep()
+
+
+@dataclass(frozen=True)
 class Decision:
     id: str
     key: str
@@ -53,7 +65,8 @@ NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox here (
 # What a yes to an "unconfined" question gives the command, said in the question itself.
 UNCONFINED_GRANTS = ("outside the sandbox it runs with all of your rights: it can change or delete any of your files, "
                      "read your keys and secrets, and use the network")
-# The decisions an "unconfined" question offers: a yes to this one run, never an "always".
+# The decisions an "unconfined" question offers: a yes to this one run, never an "always" (but what
+# a `Keeper` keeps, which names what it covers whole).
 _UNCONFINED_DECISIONS = ("once", "deny", "deny_reason")
 
 
@@ -191,10 +204,12 @@ class Approvals:
         """The workspace's allow rules let this command line run unasked."""
         return self.rules is not None and self.rules.allows(command, dialect)
 
-    def ask(self, what: str, why: str, *, asker: str, cwd: str, cancel: Cancel) -> str | None:
-        """A question of the agent's own (a slash command's, named by `asker`), not of a tool call:
-        None when allowed, else why not."""
-        return self._request(FunctionCall(call_id="", name=asker, arguments="{}"), cwd, cancel, what, why, "command")
+    def ask(self, what: str, why: str, *, asker: str, cwd: str, cancel: Cancel, kind: str = "command",
+            keep: Keeper | None = None) -> str | None:
+        """A question of the agent's own (a slash command's or the MCP client's, named by `asker`),
+        not of a tool call: None when allowed, else why not. With `keep` (what "always, in this
+        workspace" keeps, named by `keep.rule`) that decision is offered; a plain yes holds once."""
+        return self._request(FunctionCall(call_id="", name=asker, arguments="{}"), cwd, cancel, what, why, kind, keep)
 
     def answer(self, request_id: str, decision: str, reason: str = "") -> bool:
         """Resolve a pending request (any thread); False if it is no longer waiting."""
@@ -212,7 +227,8 @@ class Approvals:
             return [p.request for p in self._pending.values() if not p.done.is_set()]
 
     # -- one request ------------------------------------------------------------------------
-    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str, kind: str) -> str | None:
+    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str, kind: str,
+                 keep: Keeper | None = None) -> str | None:
         target = _target(call)
         key = (call.name, kind, "" if kind == "tool" else target[0] or target[1] or what)
         request_id = f"ap-{next(self._ids)}"
@@ -225,16 +241,18 @@ class Approvals:
                 if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
         if kind == "tool" and call.name in self.tool_keepers:
             rule = call.name
+        if keep is not None:
+            rule = keep.rule
         by_mode = self.mode == YES and kind != "unconfined"
         if by_mode or not self.interactive:
             decision, reason = ("once", "") if by_mode else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")
             return None if decision == "once" else reason
         if kind == "unconfined":
-            rule = None
+            rule = rule if keep is not None else None
             why = f"{why}; {UNCONFINED_GRANTS}"
         choices = [d.__dict__ for d in DECISIONS if (d.id != "workspace" or rule)
-                   and (kind != "unconfined" or d.id in _UNCONFINED_DECISIONS)]
+                   and (kind != "unconfined" or d.id in _UNCONFINED_DECISIONS or d.id == "workspace")]
         request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,
                                        command=target[0], path=target[1], cwd=cwd, reason=why,
                                        decisions=choices, kind=kind, rule=rule)
@@ -257,9 +275,10 @@ class Approvals:
                 self._pending.pop(request_id, None)
         if pending.decision == "session":
             self._allowed.add(key)
-        if pending.decision == "workspace" and rule and (kind == "tool" or self.rules is not None):
+        if pending.decision == "workspace" and rule and (kind == "tool" or keep or self.rules is not None):
             self._allowed.add(key)
-            failed = self.tool_keepers[call.name]() if kind == "tool" else self.rules.add(rule)  # type: ignore[union-attr]
+            failed = (keep() if keep is not None else self.tool_keepers[call.name]() if kind == "tool"
+                      else self.rules.add(rule))  # type: ignore[union-attr]
             if failed:
                 self._emit(ev.Notice(kind="warning", message=failed))
         self._done(request_id, call, pending.decision, pending.reason, by)
