@@ -13,6 +13,7 @@ import itertools
 import json
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +102,37 @@ def compact_action(text: str, command: str | None = None, cwd: str = ".", line_c
             left_out = 0
         parts.append(_cut_keeping_risky(line, line_chars, cwd) if command else _cut_middle(line, line_chars))
     return NEWLINE_MARK.join(parts)
+
+
+def wrap(line: str, width: int) -> list[str]:
+    """`line` in rows of at most `width` terminal columns (CJK characters take two), so a question
+    can show every character of a long command, each row behind its gutter."""
+    rows, row, used = [], [], 0
+    for char in line:
+        size = 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        if used + size > width:
+            rows.append("".join(row))
+            row, used = [], 0
+        row.append(char)
+        used += size
+    return [*rows, "".join(row)]
+
+
+def first_risky(text: str, cwd: str = ".") -> int | None:
+    """Where in `text` (a command as a question shows it) the first line, or the first `;`, `&&`,
+    `||` or `|` segment of a line, that is risky on its own starts: a character offset, so a
+    question that scrolls can open there. None when no part is risky on its own."""
+    workspace = Path(cwd or ".")
+    offset = 0
+    for line in text.split("\n"):
+        if line.strip() and destructive_reason(line, workspace):
+            starts = [0, *(m.end() for m in _SEPARATOR.finditer(line))]
+            ends = [*(m.start() for m in _SEPARATOR.finditer(line)), len(line)]
+            risky = [a for a, b in zip(starts, ends, strict=True) if line[a:b].strip()
+                     and destructive_reason(line[a:b], workspace)]
+            return offset + (risky[0] if risky else 0)
+        offset += len(line) + 1
+    return None
 
 
 def _risky_lines(command: str | None, cwd: str, count: int) -> set[int]:
