@@ -13,6 +13,7 @@ import pytest
 from core.sandbox import probe
 from tests.support.agent_process import run_agent
 from tests.support.sandbox_corpus import CANARY, Layout, leaks
+from tests.support.sandbox_fixtures import layout
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
@@ -81,6 +82,7 @@ def test_one_shot_without_yes_keeps_the_repository_history(tmp_path: Path) -> No
     assert server.requests[1]["input"][-1]["output"].startswith("refused")
 
 
+__all__ = ["layout"]
 _SANDBOXED = pytest.mark.skipif(not sys.platform.startswith("linux") or not probe("auto").active,
                                 reason="needs the Linux kernel sandbox")
 # Each reads the denied key or writes the canary outside, and shows a denial: a real one (the
@@ -96,43 +98,36 @@ _BLOCKED_UNDER_YES = [
 ]
 
 
+def _yes_one_shot(layout: Layout, command: str) -> tuple[ScriptedServer, bytes]:
+    """`--one --yes` running `command` once with HOME at the layout's fake home: (the model's
+    server, everything the agent printed)."""
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("done"))]
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "do it", "--yes"], server.url, layout.base, env={"HOME": str(layout.home)},
+                         timeout=120)
+    assert done.returncode in (0, 1), done.stderr.decode()[-2000:]
+    assert (layout.base / "x" / "f.txt").read_text() == CANARY
+    return server, done.stdout + done.stderr
+
+
 @_SANDBOXED
 @pytest.mark.parametrize("command", _BLOCKED_UNDER_YES)
-def test_yes_never_runs_a_blocked_command_outside_the_sandbox(command: str) -> None:
+def test_yes_never_runs_a_blocked_command_outside_the_sandbox(layout: Layout, command: str) -> None:
     """--yes answers the gate's questions; a command the sandbox blocked (or that only says so) stays
     confined: the key never reaches the model, the canary outside stays, and the model is told how
     the user could allow exactly that, never to use --yes."""
-    layout = Layout.create()
-    try:
-        script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("done"))]
-        with ScriptedServer(script) as server:
-            done = run_agent(["--one", "do it", "--yes"], server.url, layout.base, env={"HOME": str(layout.home)},
-                             timeout=120)
-        assert done.returncode in (0, 1), done.stderr.decode()[-2000:]
-        sent = json.dumps(server.requests, ensure_ascii=False)
-        assert not leaks(sent.encode()), "the denied key reached the model"
-        assert not leaks(done.stdout + done.stderr), "the denied key was shown"
-        assert (layout.base / "x" / "f.txt").read_text() == CANARY
-        output = server.requests[-1]["input"][-1]["output"]
-        assert ("blocked by the sandbox" in output or "sandbox would block" in output) and "--no-sandbox" in output
-        assert "--yes" not in output and "allowed running it outside" not in output, output
-    finally:
-        layout.remove()
+    server, shown = _yes_one_shot(layout, command)
+    assert not leaks(json.dumps(server.requests, ensure_ascii=False).encode()), "the denied key reached the model"
+    assert not leaks(shown), "the denied key was shown"
+    output = server.requests[-1]["input"][-1]["output"]
+    assert ("blocked by the sandbox" in output or "sandbox would block" in output) and "--no-sandbox" in output
+    assert "--yes" not in output and "allowed running it outside" not in output, output
 
 
 @_SANDBOXED
 @pytest.mark.parametrize("command", ["echo gone > ../x/f.txt", "cp /dev/null ../x/f.txt",
                                      "printf 'x\\n' | tee -a ../x/f.txt"])
-def test_a_blocked_write_names_the_folder_the_user_could_make_writable(command: str) -> None:
-    layout = Layout.create()
-    try:
-        script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("done"))]
-        with ScriptedServer(script) as server:
-            done = run_agent(["--one", "do it", "--yes"], server.url, layout.base, env={"HOME": str(layout.home)},
-                             timeout=120)
-        assert done.returncode in (0, 1), done.stderr.decode()[-2000:]
-        output = server.requests[-1]["input"][-1]["output"]
-        assert f"AGENT_SANDBOX_WRITABLE={layout.base / 'x'}" in output, output
-        assert (layout.base / "x" / "f.txt").read_text() == CANARY
-    finally:
-        layout.remove()
+def test_a_blocked_write_names_the_folder_the_user_could_make_writable(layout: Layout, command: str) -> None:
+    server, _ = _yes_one_shot(layout, command)
+    output = server.requests[-1]["input"][-1]["output"]
+    assert f"AGENT_SANDBOX_WRITABLE={layout.base / 'x'}" in output, output
