@@ -273,16 +273,16 @@ class Approvals:
                 if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
         if kind == "tool" and call.name in self.tool_keepers:
             rule = call.name
-        if keep is not None:
-            rule = keep.rule
         by_mode = self.mode == YES and kind != "unconfined"
         if by_mode or not self.interactive:
             decision, reason = ("once", "") if by_mode else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")
             return None if decision == "once" else reason
         if kind == "unconfined":
-            rule = rule if keep is not None else None
+            rule = None
             why = f"{why}; {UNCONFINED_GRANTS}"
+        if keep is not None:
+            rule = keep.rule
         choices = [d.__dict__ for d in DECISIONS if (d.id != "workspace" or rule)
                    and (kind != "unconfined" or d.id in _UNCONFINED_DECISIONS or d.id == "workspace")]
         request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,

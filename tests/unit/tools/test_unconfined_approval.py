@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from core import protocol as ev
-from core.agent.approvals import NOBODY_TO_UNCONFINE, UNCONFINED_GRANTS, Approvals
+from core.agent.approvals import NOBODY_TO_UNCONFINE, UNCONFINED_GRANTS, Approvals, Keeper
 from core.cancel import Cancel
 from core.modes import ASK, AUTO, YES
 from core.sandbox import Policy, sandbox_denial
@@ -87,3 +87,39 @@ def test_the_model_is_told_how_to_allow_exactly_what_was_refused(tmp_path) -> No
     assert network is not None and "AGENT_NETWORK=off" in how_to_allow(
         network.kept_out, network.actions, policy
     )
+
+
+@pytest.mark.parametrize(
+    "answer, kept, kind",
+    [
+        ("once", False, "command"),
+        ("session", False, "command"),
+        ("workspace", True, "command"),
+        ("once", False, "unconfined"),
+        ("workspace", True, "unconfined"),
+    ],
+)
+def test_a_keeper_keeps_only_on_always_in_this_workspace(answer: str, kept: bool, kind: str) -> None:
+    """ "Run once" means once: what a question of the agent's own keeps (an MCP server's consent) is
+    kept only on "always, in this workspace", which the question names."""
+    calls: list[str] = []
+    approvals, events = _gate(AUTO, interactive=True, answer=answer)
+    keeper = Keeper("start repo as configured here", lambda: calls.append("kept") or None)
+    assert (
+        approvals.ask(
+            "MCP server repo: x", "starts", asker="mcp", cwd="/ws", cancel=Cancel(), kind=kind, keep=keeper
+        )
+        is None
+    )
+    assert (calls == ["kept"]) == kept
+    (asked,) = [e for e in events if isinstance(e, ev.ApprovalRequested)]
+    assert asked.rule == "start repo as configured here" and "workspace" in [d["id"] for d in asked.decisions]
+
+
+def test_with_nobody_to_ask_a_keeper_names_no_allow_rule() -> None:
+    approvals, _ = _gate(ASK, interactive=False)
+    keeper = Keeper("start repo as configured here", lambda: None)
+    refusal = approvals.ask(
+        "MCP server repo: x", "starts", asker="mcp", cwd="/ws", cancel=Cancel(), keep=keeper
+    )
+    assert refusal is not None and "--allow" not in refusal
