@@ -15,8 +15,10 @@ and symlinks made earlier by `ln -s`), looking through `sudo`, `env`, `flock`, `
 - what cannot be judged before it runs: a target or command name known only at run time, text
   piped into a shell, `eval` of something computed, an interpreter one-liner that deletes or spawns.
 
-This is a guard rail against mistakes, not a sandbox: commands run with the user's rights, and
-`--yes` approves everything. Fails closed: when nobody can answer (`--one` without `--yes`, piped
+This is a guard rail against mistakes, not a sandbox: without one, commands run with the user's
+rights, and `--yes` answers every question it asks (never one to leave a sandbox). Each reason says
+what a sandbox makes of it (`reasons.py`); under a sandbox, where commands may write is the
+sandbox's policy's to say, not the gate's. Fails closed: when nobody can answer (`--one` without `--yes`, piped
 input), the action is refused and the model is told why, so it can choose a safer way.
 """
 
