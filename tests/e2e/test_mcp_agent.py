@@ -13,9 +13,9 @@ from core import protocol as ev
 from core.agent.approvals import UNCONFINED_GRANTS
 from core.mcp.open import consent_store
 from core.modes import ASK, YES
-from core.sandbox import probe
 from core.runtime.commands import run_command
 from core.runtime.open import open_session
+from core.sandbox import probe
 from tests.conftest import Recorder, make_settings
 from tests.support.agent_process import run_agent
 from tests.support.mcp_servers import DEMO, HANG, demo_entry, write_config
