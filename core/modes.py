@@ -5,7 +5,8 @@
   work git would discard, remote refs). The default where a sandbox works.
 - `ask`: known read-only commands and the workspace's allow rules run; everything else asks. The
   default where no sandbox works (Windows today, old kernels, --no-sandbox).
-- `yes`: every question is answered yes (--yes). Commands are still confined where a sandbox works.
+- `yes`: every question of the gate is answered yes (--yes). Commands are still confined where a
+  sandbox works, and leaving it is never the mode's to answer (core/agent/approvals.py).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import itertools
 import json
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,18 @@ from core.sandbox import SandboxInfo
 from core.session.items import FunctionCall
 from core.tools.base import Approve
 from core.tools.safety import NOT_KNOWN_READ_ONLY, destructive_reason, platform_dialect
+
+
+@dataclass(frozen=True)
+class Keeper:
+    """What "always, in this workspace" keeps for a question of the agent's own: `rule` names it in
+    the question, `keep()` keeps it (a sentence when it could not)."""
+
+    rule: str
+    keep: Callable[[], str | None]
+
+    def __call__(self) -> str | None:
+        return self.keep()
 
 
 @dataclass(frozen=True)
@@ -46,8 +59,16 @@ DECISIONS = (
 _IDS = {d.id for d in DECISIONS}
 
 NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
-NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox in this mode; rerun with --yes to allow "
-                       "it, or turn the sandbox off with --no-sandbox (AGENT_SANDBOX=off)")
+# --yes answers the gate's questions; it never lifts the sandbox: leaving it takes a person's yes
+# to that one command, or --no-sandbox.
+NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox here (the yes mode answers the gate's "
+                       "questions, it never lifts the sandbox)")
+# What a yes to an "unconfined" question gives the command, said in the question itself.
+UNCONFINED_GRANTS = ("outside the sandbox it runs with all of your rights: it can change or delete any of your files, "
+                     "read your keys and secrets, and use the network")
+# The decisions an "unconfined" question offers: a yes to this one run, never an "always" (but what
+# a `Keeper` keeps, which names what it covers whole).
+_UNCONFINED_DECISIONS = ("once", "deny", "deny_reason")
 
 
 # How a long action is shown (`compact_action`): its line breaks, and the lines left out between.
@@ -81,6 +102,37 @@ def compact_action(text: str, command: str | None = None, cwd: str = ".", line_c
             left_out = 0
         parts.append(_cut_keeping_risky(line, line_chars, cwd) if command else _cut_middle(line, line_chars))
     return NEWLINE_MARK.join(parts)
+
+
+def wrap(line: str, width: int) -> list[str]:
+    """`line` in rows of at most `width` terminal columns (CJK characters take two), so a question
+    can show every character of a long command, each row behind its gutter."""
+    rows, row, used = [], [], 0
+    for char in line:
+        size = 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        if used + size > width:
+            rows.append("".join(row))
+            row, used = [], 0
+        row.append(char)
+        used += size
+    return [*rows, "".join(row)]
+
+
+def first_risky(text: str, cwd: str = ".") -> int | None:
+    """Where in `text` (a command as a question shows it) the first line, or the first `;`, `&&`,
+    `||` or `|` segment of a line, that is risky on its own starts: a character offset, so a
+    question that scrolls can open there. None when no part is risky on its own."""
+    workspace = Path(cwd or ".")
+    offset = 0
+    for line in text.split("\n"):
+        if line.strip() and destructive_reason(line, workspace):
+            starts = [0, *(m.end() for m in _SEPARATOR.finditer(line))]
+            ends = [*(m.start() for m in _SEPARATOR.finditer(line)), len(line)]
+            risky = [a for a, b in zip(starts, ends, strict=True) if line[a:b].strip()
+                     and destructive_reason(line[a:b], workspace)]
+            return offset + (risky[0] if risky else 0)
+        offset += len(line) + 1
+    return None
 
 
 def _risky_lines(command: str | None, cwd: str, count: int) -> set[int]:
@@ -150,7 +202,11 @@ class Approvals:
     Who answers: in the `yes` mode, the mode itself; else the person, through the front end (an
     `ApprovalRequested` event, answered by the runtime's `Answer` op through `answer()`); when
     nobody can be asked (`interactive` False: `--one`), the question is refused and the model told
-    how the user could allow it. `rules` keeps what was allowed for the workspace for good."""
+    how the user could allow it. `rules` keeps what was allowed for the workspace for good.
+
+    Running a command outside the sandbox ("unconfined") is never the mode's to answer: in an
+    interactive session the person is asked even in `yes`, once per run; with nobody to ask it
+    is refused."""
 
     def __init__(self, emit: Emit, mode: str = ASK, *, interactive: bool = True, rules: AllowRules | None = None,
                  sandbox: SandboxInfo | None = None) -> None:
@@ -180,10 +236,12 @@ class Approvals:
         """The workspace's allow rules let this command line run unasked."""
         return self.rules is not None and self.rules.allows(command, dialect)
 
-    def ask(self, what: str, why: str, *, asker: str, cwd: str, cancel: Cancel) -> str | None:
-        """A question of the agent's own (a slash command's, named by `asker`), not of a tool call:
-        None when allowed, else why not."""
-        return self._request(FunctionCall(call_id="", name=asker, arguments="{}"), cwd, cancel, what, why, "command")
+    def ask(self, what: str, why: str, *, asker: str, cwd: str, cancel: Cancel, kind: str = "command",
+            keep: Keeper | None = None) -> str | None:
+        """A question of the agent's own (a slash command's or the MCP client's, named by `asker`),
+        not of a tool call: None when allowed, else why not. With `keep` (what "always, in this
+        workspace" keeps, named by `keep.rule`) that decision is offered; a plain yes holds once."""
+        return self._request(FunctionCall(call_id="", name=asker, arguments="{}"), cwd, cancel, what, why, kind, keep)
 
     def answer(self, request_id: str, decision: str, reason: str = "") -> bool:
         """Resolve a pending request (any thread); False if it is no longer waiting."""
@@ -201,7 +259,8 @@ class Approvals:
             return [p.request for p in self._pending.values() if not p.done.is_set()]
 
     # -- one request ------------------------------------------------------------------------
-    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str, kind: str) -> str | None:
+    def _request(self, call: FunctionCall, cwd: str, cancel: Cancel, what: str, why: str, kind: str,
+                 keep: Keeper | None = None) -> str | None:
         target = _target(call)
         key = (call.name, kind, "" if kind == "tool" else target[0] or target[1] or what)
         request_id = f"ap-{next(self._ids)}"
@@ -214,11 +273,18 @@ class Approvals:
                 if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
         if kind == "tool" and call.name in self.tool_keepers:
             rule = call.name
-        if self.mode == YES or not self.interactive:
-            decision, reason = ("once", "") if self.mode == YES else ("deny", self._refusal(kind, rule))
+        by_mode = self.mode == YES and kind != "unconfined"
+        if by_mode or not self.interactive:
+            decision, reason = ("once", "") if by_mode else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")
             return None if decision == "once" else reason
-        choices = [d.__dict__ for d in DECISIONS if d.id != "workspace" or rule]
+        if kind == "unconfined":
+            rule = None
+            why = f"{why}; {UNCONFINED_GRANTS}"
+        if keep is not None:
+            rule = keep.rule
+        choices = [d.__dict__ for d in DECISIONS if (d.id != "workspace" or rule)
+                   and (kind != "unconfined" or d.id in _UNCONFINED_DECISIONS or d.id == "workspace")]
         request = ev.ApprovalRequested(id=request_id, call_id=call.call_id, tool=call.name, action=what,
                                        command=target[0], path=target[1], cwd=cwd, reason=why,
                                        decisions=choices, kind=kind, rule=rule)
@@ -241,9 +307,10 @@ class Approvals:
                 self._pending.pop(request_id, None)
         if pending.decision == "session":
             self._allowed.add(key)
-        if pending.decision == "workspace" and rule and (kind == "tool" or self.rules is not None):
+        if pending.decision == "workspace" and rule and (kind == "tool" or keep or self.rules is not None):
             self._allowed.add(key)
-            failed = self.tool_keepers[call.name]() if kind == "tool" else self.rules.add(rule)  # type: ignore[union-attr]
+            failed = (keep() if keep is not None else self.tool_keepers[call.name]() if kind == "tool"
+                      else self.rules.add(rule))  # type: ignore[union-attr]
             if failed:
                 self._emit(ev.Notice(kind="warning", message=failed))
         self._done(request_id, call, pending.decision, pending.reason, by)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from core import protocol as ev
 from core.agent.approvals import Approvals
 from core.agent.guard import UNREADABLE_IN_A_ROW, Guard
-from core.agent.prompt import build_instructions
+from core.agent.prompt import session_instructions
 from core.agent.rules import AllowRules
 from core.cancel import Cancel
 from core.checkpoints import Checkpoints
@@ -91,7 +91,9 @@ class Agent:
         self.journal = journal
         self.archive = archive
         self.history: list[Item] = list(history or [])
-        self.instructions = clean_text(build_instructions(self.workspace.root))
+        opened = session_instructions(self.workspace.root, settings if journal else None)
+        self.instructions = clean_text(opened.text)
+        self.agents_notices = opened.notices  # what the user hears of AGENTS.md before the first turn
         self._redact = Redactor(settings.api_key)
         self.mcp = mcp  # the session's MCP servers' tools, offered after the built-in ones
         self.tools = tool_schemas()

@@ -42,12 +42,12 @@ def safe_env() -> dict[str, str]:
     return env
 
 
-def user_excludes_file(cwd: Path) -> str | None:
+def user_excludes_file(git: str, cwd: Path) -> str | None:
     """The ignore file the user's global config names (a list of patterns, not a program): snapshots
     keep honouring it although that config is not read. None when it names none."""
     env = {**scrub_env(os.environ), "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
     try:
-        done = subprocess.run(["git", "config", "--global", "--includes", "--path", "--get", "core.excludesFile"],
+        done = subprocess.run([git, "config", "--global", "--includes", "--path", "--get", "core.excludesFile"],
                               cwd=cwd, capture_output=True, env=env, check=False)
     except OSError:
         return None
@@ -70,9 +70,9 @@ def driver_options(config_listing: bytes) -> list[str]:
     return options
 
 
-def git_argv(options: list[str] | tuple[str, ...], *args: str) -> list[str]:
-    """`git` with `-c` for each option, then `args`."""
-    argv = ["git"]
+def git_argv(git: str, options: list[str] | tuple[str, ...], *args: str) -> list[str]:
+    """`git` (the program's path) with `-c` for each option, then `args`."""
+    argv = [git]
     for option in options:
         argv += ["-c", option]
     return [*argv, *args]

@@ -24,7 +24,6 @@ changes one can name it.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import subprocess
 import time
@@ -33,6 +32,7 @@ from pathlib import Path
 
 from core.checkpoints.gitsafe import BASE_OPTIONS, driver_options, git_argv, safe_env, user_excludes_file
 from core.credentials import is_credential_path
+from core.tools import helpers
 
 MAX_FILE_BYTES = 20 * 1024 * 1024  # bigger untracked or changed files are not snapshotted (nor credentials)
 FAST_IMPORT_FROM = 200  # files to hash at once from which one pack beats loose objects
@@ -63,7 +63,8 @@ class Snapshot:
 class GitSnapshots:
     """Snapshots of the work tree under `workspace` (which may be a sub-folder of the repository)."""
 
-    def __init__(self, top: Path, prefix: str, scratch: Path, excludes: str | None = None) -> None:
+    def __init__(self, git: str, top: Path, prefix: str, scratch: Path, excludes: str | None = None) -> None:
+        self.git = git  # the absolute path of the git it runs (core.tools.helpers)
         self.top = top
         self._root = str(top)  # joined as a string: a Path per file costs more than its lstat
         self.prefix = prefix  # the workspace's path inside the repository, "" or ending with "/"
@@ -76,24 +77,27 @@ class GitSnapshots:
 
     @classmethod
     def detect(cls, workspace: Path, scratch: Path) -> GitSnapshots | None:
-        """Snapshots for `workspace` when it is inside a git work tree and git runs; else None."""
-        if shutil.which("git") is None:
+        """Snapshots for `workspace` when it is inside a git work tree and a git outside the workspace
+        and temp folders runs (one planted there by a command would run with the agent's rights);
+        else None."""
+        git = helpers.find("git", [workspace])
+        if git is None:
             return None
         try:
-            out = _git(workspace, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix")
+            out = _git(git, workspace, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix")
         except GitError:
             return None
         lines = out.decode("utf-8", "surrogateescape").split("\n")
         if len(lines) < 3 or lines[0] != "true":
             return None
-        return cls(Path(lines[1]), lines[2], scratch, user_excludes_file(workspace))
+        return cls(git, Path(lines[1]), lines[2], scratch, user_excludes_file(git, workspace))
 
     # -- taking a snapshot -------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
         """The work tree as it is now; the user's state is untouched."""
         self._read_drivers()
         spec = ["--full-name", "--", f":(top,literal){self.prefix}" if self.prefix else ":(top)"]
-        listings = _git_parallel(self.top, self.options, [["ls-files", "-z", "-s", *spec],
+        listings = _git_parallel(self.git, self.top, self.options, [["ls-files", "-z", "-s", *spec],
                                             ["ls-files", "-z", "-o", "--exclude-standard", *spec],
                                             ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory", *spec],
                                             *([["ls-files", "-z", "-m", "-d", *spec]] if self._first else [])])
@@ -160,12 +164,12 @@ class GitSnapshots:
             return {}
         paths = list(seeds)
         if self._has_drivers():
-            out = _git(self.top, "check-attr", "-z", "--stdin", "filter", stdin=_nul(paths), options=self.options)
+            out = _git(self.git, self.top, "check-attr", "-z", "--stdin", "filter", stdin=_nul(paths), options=self.options)
             fields = _split(out)
             filtered = {fields[i] for i in range(0, len(fields) - 2, 3) if fields[i + 2] not in ("unspecified", "unset")}
             paths = [p for p in paths if p not in filtered]
         shas = [index[p][1] for p in paths]
-        out = _git(self.top, "cat-file", "--batch-check=%(objectname) %(objectsize)", stdin="".join(
+        out = _git(self.git, self.top, "cat-file", "--batch-check=%(objectname) %(objectsize)", stdin="".join(
             f"{sha}\n" for sha in shas).encode(), options=self.options)
         sizes = [line.split() for line in out.decode().splitlines()]
         return {path: sha for path, sha, size in zip(paths, shas, sizes, strict=True)
@@ -176,7 +180,7 @@ class GitSnapshots:
 
     def _read_drivers(self) -> None:
         """The repository's config may have changed since the last command: switch off what it names now."""
-        listing = _git(self.top, "config", "-z", "--get-regexp", r"^(filter|diff|merge)\.", check=False,
+        listing = _git(self.git, self.top, "config", "-z", "--get-regexp", r"^(filter|diff|merge)\.", check=False,
                        options=self._base)
         self.options = [*self._base, *driver_options(listing)]
         self._drivers = any(option.startswith("filter.") for option in self.options)
@@ -186,11 +190,11 @@ class GitSnapshots:
         if not paths:
             return []
         if len(paths) < FAST_IMPORT_FROM:
-            out = _git(self.top, "hash-object", "-w", "--no-filters", "--stdin-paths",
+            out = _git(self.git, self.top, "hash-object", "-w", "--no-filters", "--stdin-paths",
                        stdin=b"".join(_quoted(p) + b"\n" for p in paths), options=self.options)
             return out.decode().split()
         marks = self.scratch / "git-marks"
-        command = git_argv(self.options, "fast-import", "--quiet", f"--export-marks={marks}")
+        command = git_argv(self.git, self.options, "fast-import", "--quiet", f"--export-marks={marks}")
         with subprocess.Popen(command, cwd=self.top, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, env=safe_env()) as child:
             assert child.stdin is not None
@@ -221,7 +225,7 @@ class GitSnapshots:
         found: dict[str, bytes | None] = dict.fromkeys(rels)
         batch = [(rel, snap.files[rel]) for rel in rels if rel in snap.files]
         if batch:
-            out = _git(self.top, "cat-file", "--batch", stdin="".join(f"{sha}\n" for _, sha in batch).encode(),
+            out = _git(self.git, self.top, "cat-file", "--batch", stdin="".join(f"{sha}\n" for _, sha in batch).encode(),
                        options=self.options)
             for (rel, _), data in zip(batch, _batch_contents(out), strict=True):
                 found[rel] = data
@@ -270,11 +274,12 @@ def _nul(items: list[str]) -> bytes:
     return b"".join(item.encode("utf-8", "surrogateescape") + b"\0" for item in items)
 
 
-def _git(cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True,
+def _git(git: str, cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True,
          options: list[str] | tuple[str, ...] = BASE_OPTIONS) -> bytes:
-    """Run git quietly: no program a config names, no prompts, no optional locks, no secrets."""
+    """Run git (the program at `git`) quietly: no program a config names, no prompts, no optional
+    locks, no secrets."""
     try:
-        done = subprocess.run(git_argv(options, *args), cwd=cwd, input=stdin, capture_output=True, env=safe_env(),
+        done = subprocess.run(git_argv(git, options, *args), cwd=cwd, input=stdin, capture_output=True, env=safe_env(),
                               check=False)
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from exc
@@ -284,10 +289,10 @@ def _git(cwd: Path, *args: str, stdin: bytes | None = None, check: bool = True,
     return done.stdout
 
 
-def _git_parallel(cwd: Path, options: list[str], commands: list[list[str]]) -> list[bytes]:
+def _git_parallel(git: str, cwd: Path, options: list[str], commands: list[list[str]]) -> list[bytes]:
     """Several read-only git commands at once; their outputs in order."""
     try:
-        children = [subprocess.Popen(git_argv(options, *args), cwd=cwd, env=safe_env(),
+        children = [subprocess.Popen(git_argv(git, options, *args), cwd=cwd, env=safe_env(),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE) for args in commands]
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from exc

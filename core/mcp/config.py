@@ -11,6 +11,7 @@ secrets stay out of the file; a variable that is not set is an error for that se
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -52,13 +53,26 @@ class ServerConfig:
 
     @property
     def described(self) -> str:
-        """The server as a question shows it: its variables unexpanded, so no secret is printed."""
-        return f"MCP server {self.name}: {self.shown}"
+        """The server as a question shows it, the whole entry a consent covers: its command or URL
+        with the variables unexpanded (no secret is printed), its environment's names, and what it
+        is let do unasked."""
+        parts = [f"MCP server {self.name}: {self.shown}"]
+        if self.env:
+            parts.append(f"environment: {', '.join(sorted(self.env))}")
+        if self.cwd:
+            parts.append(f"in {self.cwd}")
+        if self.auto_approve:
+            parts.append(f"autoApprove (these tools run unasked): {', '.join(sorted(self.auto_approve))}")
+        if self.trusted:
+            parts.append('"trusted": true (it asks to run outside the sandbox)')
+        return "; ".join(parts)
 
     def fingerprint(self) -> str:
-        """What a workspace consent is for: a changed command, url or environment asks again."""
-        return json.dumps([self.command, list(self.args), sorted(self.env.items()), self.cwd, self.url,
-                           sorted(self.headers)], ensure_ascii=False)
+        """What a workspace consent is for, the whole entry: a changed command, url, environment,
+        `autoApprove` list or `trusted` asks again. A digest: the environment's values may be secrets."""
+        entry = [self.command, list(self.args), sorted(self.env.items()), self.cwd, self.url, sorted(self.headers),
+                 sorted(self.auto_approve), self.trusted]
+        return hashlib.sha256(json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass

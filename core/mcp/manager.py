@@ -101,6 +101,14 @@ class McpManager:
         self._closed = False
 
     # -- from the agent's threads --------------------------------------------------------------
+    def confines(self, config: ServerConfig) -> bool:
+        """Whether this stdio server runs in the sandbox (there is one, and it is not `trusted`)."""
+        return self._confine is not None and config.transport == "stdio" and not config.trusted
+
+    def outside_the_sandbox(self, config: ServerConfig) -> bool:
+        """Whether this stdio server would leave a sandbox that exists: it is marked `trusted`."""
+        return self._confine is not None and config.transport == "stdio" and config.trusted
+
     def start(self, names: list[str]) -> None:
         """Start these servers (those not started yet) in parallel; returns at once."""
         servers = [self._servers[name] for name in names if self._servers[name].state == WAITING]
@@ -311,8 +319,8 @@ class McpManager:
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         command, args = config.command, list(config.args)
-        if self._confine is not None and not config.trusted:
-            command, args = self._confine(command, args)
+        if self.confines(config):
+            command, args = self._confine(command, args)  # type: ignore[misc]
         return stdio_client(StdioServerParameters(command=command, args=args, env=dict(config.env) or None,
                                                   cwd=config.cwd or None), errlog=log)
 

@@ -49,4 +49,6 @@ def allow_workspace_server(tools: McpTools, name: str) -> str:
     failed = tools.consent.allow_server(config)
     tools.manager.start([name])
     kept = f" ({failed})" if failed else ""
-    return f"Starting {name} ({config.described}){kept}; /mcp shows when it is ready."
+    where = " outside the sandbox, as its entry asks (\"trusted\": true)" if tools.manager.outside_the_sandbox(config) \
+        else ""
+    return f"Starting {name}{where} ({config.described}){kept}; /mcp shows when it is ready."

@@ -10,17 +10,21 @@ text longer than the result budget is archived first, so `read_output` can page 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from core import protocol as ev
+from core.agent.approvals import Keeper
 from core.cancel import Cancel
 from core.mcp.config import WORKSPACE_FILE, ServerConfig
 from core.mcp.consent import ConsentStore
 from core.mcp.manager import FAILED, McpManager, McpTool, McpUnavailable
 from core.mcp.naming import tool_name
-from core.tools.base import Approve, Tool, ToolContext, ToolResult
+from core.tools.base import Tool, ToolContext, ToolResult
 
+# (what, why, *, kind, keep) -> None when allowed, else why not: `Approvals.ask` for the MCP client.
+AskToStart = Callable[..., str | None]
 MAX_DESCRIPTION = 1024
 SHOWN_ARGUMENTS = 2000  # characters of the arguments an approval question shows
 SILENT_WAIT = 1.0  # seconds the first turn waits for starting servers before it says so
@@ -40,7 +44,7 @@ class McpTools:
     _waited: bool = False
     _reported: set[tuple[str, str]] = field(default_factory=set)
 
-    def refresh(self, emit: ev.Emit, ask: Approve, cancel: Cancel | None = None) -> list[Tool]:
+    def refresh(self, emit: ev.Emit, ask: AskToStart, cancel: Cancel | None = None) -> list[Tool]:
         """The tools to offer now. The first time, asks about the workspace's own servers (`ask`
         refuses at once when nobody can answer) and waits for the servers to start (each bounded by
         its start timeout, and by the turn's cancel); a server that failed is reported once."""
@@ -67,13 +71,22 @@ class McpTools:
         self.tools, self.by_name = tools, by_name
         return list(tools.values())
 
-    def _ask_to_start(self, emit: ev.Emit, ask: Approve) -> None:
+    def _ask_to_start(self, emit: ev.Emit, ask: AskToStart) -> None:
+        """One question per waiting workspace server, about its whole entry. "Run once" starts it
+        for this session; only "always, in this workspace" keeps the consent (for this exact
+        entry). A server the entry marks `trusted` asks to run outside the sandbox: a question the
+        yes mode never answers, so a workspace file alone never makes a server unconfined."""
         unasked, self.unasked = self.unasked, []
         refused: list[tuple[str, str]] = []
         for server in unasked:
-            refusal = ask(server.described, f"the workspace's {WORKSPACE_FILE} wants to start an MCP server")
+            outside = self.manager.outside_the_sandbox(server)
+            where = ("outside the sandbox" if outside else "in the sandbox, like commands"
+                     if self.manager.confines(server) else "with your rights (no sandbox confines it)")
+            keeper = Keeper(f"start {server.name} as configured here",
+                            lambda server=server: self.consent.allow_server(server))
+            refusal = ask(server.described, f"the workspace's {WORKSPACE_FILE} wants to start an MCP server {where}",
+                          kind="unconfined" if outside else "command", keep=keeper)
             if refusal is None:
-                self.consent.allow_server(server)
                 self.manager.start([server.name])
             else:
                 refused.append((server.name, refusal))

@@ -15,7 +15,6 @@ import traceback
 from pathlib import Path
 
 from core import protocol as ev
-from core.agent.prompt import read_agents_md
 from core.cancel import Cancel
 from core.config import Settings
 from core.modes import ASK
@@ -53,7 +52,7 @@ class Runtime:
         self._session = session
         session.agent.announce(resumed=bool(session.agent.history))
         # The user hears of an AGENTS.md that was skipped or cut; the session's instructions tell the model.
-        for notice in filter(None, [*session.notices, read_agents_md(self._workspace).notice]):
+        for notice in filter(None, [*session.notices, *session.agent.agents_notices]):
             self.emit(ev.Notice(kind="info", message=notice))
 
     def start(self) -> None:

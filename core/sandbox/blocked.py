@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,10 @@ _NETWORK = re.compile(r"connect|bind|socket|network|urlopen|ECONNREFUSED|Failed 
 MAX_SHOWN = 5
 
 
+SIGNALS = "signals to processes outside the sandbox"
+NETWORK = "network"
+
+
 @dataclass(frozen=True)
 class Blocked:
     """What the sandbox kept the command from: paths it could not write or read, or a kind of
@@ -30,14 +35,46 @@ class Blocked:
 
     paths: tuple[str, ...] = ()
     actions: tuple[str, ...] = ()
+    kept_out: tuple[Path, ...] = ()  # the paths resolved, for `how_to_allow`
 
     def describe(self) -> str:
         parts = []
         if self.paths:
-            shown = ", ".join(self.paths[:MAX_SHOWN]) + (" …" if len(self.paths) > MAX_SHOWN else "")
-            parts.append(f"access to {shown}")
+            parts.append(f"access to {_shown(self.paths)}")
         parts.extend(self.actions)
         return " and ".join(parts)
+
+
+def how_to_allow(kept_out: Iterable[Path], actions: Iterable[str], policy: Policy) -> str:
+    """How the user can allow exactly what the sandbox refused, without giving up the rest of it:
+    the setting that covers each refusal, then --no-sandbox as the way to drop confinement whole.
+    Never --yes: that answers the gate's questions and does not lift the sandbox."""
+    ways: list[str] = []
+    secret = [str(p) for p in kept_out if policy.is_denied(p)]
+    folders = list(dict.fromkeys(str(_folder(p)) for p in kept_out if not policy.is_denied(p)))
+    if folders:
+        ways.append(f"let commands write {_shown(folders)} by starting the agent with AGENT_SANDBOX_WRITABLE="
+                    f"{os.pathsep.join(folders[:MAX_SHOWN])} (in the environment or the .env)")
+    if secret:
+        ways.append(f"{_shown(secret)} is a secret place no confined command may read; only --no-sandbox lifts that")
+    if NETWORK in actions:
+        ways.append("the network is off for commands (--no-network, AGENT_NETWORK=off); starting without it allows it")
+    if SIGNALS in actions:
+        ways.append("only --no-sandbox lets a command signal processes it did not start")
+    ways.append("or run the whole session unconfined with --no-sandbox")
+    return "The user can " + "; ".join(ways) + "."
+
+
+def _folder(path: Path) -> Path:
+    """The folder to make writable for `path`: the path itself when it is an existing folder, else
+    the nearest existing folder above it."""
+    while not path.is_dir() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _shown(items: list[str] | tuple[str, ...]) -> str:
+    return ", ".join(items[:MAX_SHOWN]) + (" …" if len(items) > MAX_SHOWN else "")
 
 
 def sandbox_denial(output: str, exit_code: int | None, policy: Policy, cwd: Path | None = None) -> Blocked | None:
@@ -46,20 +83,21 @@ def sandbox_denial(output: str, exit_code: int | None, policy: Policy, cwd: Path
     if exit_code == 0 or exit_code is None:
         return None
     base = cwd or policy.workspace
-    paths: list[str] = []
+    paths: dict[str, Path] = {}
     actions: list[str] = []
     for line in output.splitlines():
         if not _DENIAL.search(line):
             continue
-        found = [p for p in _paths_in(line) if _kept_out(p, base, policy)]
-        paths.extend(p for p in found if p not in paths)
-        if not found and _SIGNAL.search(line) and "signals to processes outside the sandbox" not in actions:
-            actions.append("signals to processes outside the sandbox")
-        elif not found and not policy.network and _NETWORK.search(line) and "network" not in actions:
-            actions.append("network")
+        found = {p: real for p in _paths_in(line) if (real := _kept_out(p, base, policy)) is not None}
+        for shown, real in found.items():
+            paths.setdefault(shown, real)
+        if not found and _SIGNAL.search(line) and SIGNALS not in actions:
+            actions.append(SIGNALS)
+        elif not found and not policy.network and _NETWORK.search(line) and NETWORK not in actions:
+            actions.append(NETWORK)
     if not paths and not actions:
         return None
-    return Blocked(tuple(paths), tuple(actions))
+    return Blocked(tuple(paths), tuple(actions), tuple(dict.fromkeys(paths.values())))
 
 
 def _paths_in(line: str) -> list[str]:
@@ -68,20 +106,21 @@ def _paths_in(line: str) -> list[str]:
     return [c.rstrip(".,;") for c in candidates if "/" in c or c.startswith(("~", "."))]
 
 
-def _kept_out(text: str, base: Path, policy: Policy) -> bool:
-    """Whether the policy keeps the command from `text` (a path as the command printed it)."""
+def _kept_out(text: str, base: Path, policy: Policy) -> Path | None:
+    """The resolved path when the policy keeps the command from `text` (a path as the command
+    printed it), else None."""
     path = Path(text).expanduser()
     if not path.is_absolute():
         path = base / path
     try:
         path = path.resolve()
     except (OSError, RuntimeError):
-        return False
+        return None
     if policy.is_denied(path):
-        return True
+        return path
     if any(path == d or path.is_relative_to(d) for d in policy.devices):
-        return False
-    return not policy.may_write(path) and _agent_may_write(path)
+        return None
+    return path if not policy.may_write(path) and _agent_may_write(path) else None
 
 
 def _agent_may_write(path: Path) -> bool:

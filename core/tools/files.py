@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from core.agent.agents_seen import AGENTS_FILE, AgentsSeen
+from core.checkpoints.diff import unified
 from core.credentials import is_credential_path
 from core.tools.atomic import WriteFailed, write_atomically
 from core.tools.base import ToolContext, ToolError, ToolResult
@@ -138,11 +140,30 @@ def _guard_credentials(ctx: ToolContext, rel: str, action: str) -> None:
             raise ToolError(f"refused: {rel} looks like a credential file and writing it needs approval ({refusal})")
 
 
-def _store(ctx: ToolContext, target: Path, data: bytes, make_parents: bool = False) -> None:
+def _store(ctx: ToolContext, target: Path, data: bytes, make_parents: bool = False,
+           previous: bytes | None = None) -> None:
+    agents_md = target.parent == ctx.workspace.root and target.name.lower() == AGENTS_FILE.lower()
+    if agents_md:
+        _ask_for_agents_md(ctx, previous, data)
     try:
         write_atomically(ctx.workspace.root, target, data, make_parents)
     except WriteFailed as exc:
         raise ToolError(str(exc)) from None
+    if agents_md:  # the user approved it: the next session follows it as confirmed
+        from core.agent.prompt import read_agents_md  # it imports the tools: not at the top
+
+        AgentsSeen.for_settings(ctx.settings, ctx.workspace.root).record(read_agents_md(ctx.workspace.root).text)
+
+
+def _ask_for_agents_md(ctx: ToolContext, previous: bytes | None, data: bytes) -> None:
+    """AGENTS.md is what every later session follows: the model's change to it is shown whole (as a
+    diff) and asked in every mode that asks, auto included."""
+    change = unified(AGENTS_FILE, previous, data) or "(no change)"
+    refusal = ctx.approve(f"change {AGENTS_FILE}:\n{change}", f"{AGENTS_FILE} holds the instructions every later "
+                          "session in this workspace follows")
+    if refusal is not None:
+        raise ToolError(f"refused: a change to {AGENTS_FILE} needs the user's yes ({refusal}); tell the user what "
+                        "you would change and why")
 
 
 def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -154,7 +175,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     _guard_credentials(ctx, rel, "write")
     previous = target.read_bytes() if target.is_file() else None
     data = content.encode("utf-8")
-    _store(ctx, target, data, make_parents=True)
+    _store(ctx, target, data, make_parents=True, previous=previous)
     if ctx.checkpoints is not None:
         ctx.checkpoints.file_changed("write_file", rel, previous, data)
     lines = len(content.splitlines())
@@ -207,7 +228,7 @@ def _apply_edits(path: str, edits: list[dict[str, Any]], ctx: ToolContext, tool:
     data = text.encode("utf-8", errors="surrogateescape")
     if data == raw:
         raise ToolError(f"new_text is the same as old_text: {rel} is unchanged")
-    _store(ctx, target, data)
+    _store(ctx, target, data, previous=raw)
     if ctx.checkpoints is not None:
         ctx.checkpoints.file_changed(tool, rel, raw, data)
     return ToolResult(f"edited {rel}: " + "\n".join(reports), meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})

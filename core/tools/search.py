@@ -13,7 +13,6 @@ differ. An interrupt stops either branch at once.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from typing import Any
 
 from core.cancel import Cancel
 from core.pattern import Matcher, PatternError, compile_pattern
+from core.tools import helpers
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.files import SKIP_DIRS, SNIFF_BYTES, looks_binary, resolve
 
@@ -41,7 +41,7 @@ def search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if not root.exists():
         raise ToolError(f"{args.get('path')!r} does not exist")
     glob = args.get("glob")
-    rg = shutil.which("rg")
+    rg = helpers.find("rg", [ctx.workspace.root])  # never one a command planted in the workspace
     hits = _ripgrep(rg, matcher, bool(args.get("ignore_case")), root, glob, ctx) if rg else None
     if hits is None:
         hits = list(_python_search(matcher, root, glob, ctx))

@@ -21,6 +21,7 @@ from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
 from core.prune import prune
 from core.sandbox import Confinement, confine, sandbox_denial
+from core.sandbox.blocked import how_to_allow
 from core.sandbox.protected import Snapshot
 from core.sandbox.reaper import become_subreaper, end_adopted
 from core.secrets import EnvPolicy, scrub_env
@@ -68,7 +69,7 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
                 env_policy: EnvPolicy | None = None, confinement: Confinement | None = None) -> ShellRun:
     """Run `command` in the platform shell, inside `confinement` when given; every byte also goes
     to `sink` (the output archive)."""
-    shell = detect_shell()
+    shell = detect_shell(cwd)
     _adopt_orphans()
     kwargs: dict = {}
     if sys.platform == "win32":
@@ -264,8 +265,9 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if not command.strip():
         raise ToolError("command is empty")
     confinement = Confinement.for_workspace(ctx.workspace.root, ctx.settings)
-    question = command_question(command, ctx.workspace.root, ctx.mode, confined=confinement is not None,
-                                allowed=ctx.allowed, cancel=ctx.cancel)
+    question = command_question(command, ctx.workspace.root, ctx.mode,
+                                policy=confinement.policy if confinement else None, allowed=ctx.allowed,
+                                cancel=ctx.cancel)
     if ctx.cancel.cancelled:
         return ToolResult("interrupted by the user before it ran", status="error", meta={"command": command})
     if question is not None and question.kind == "unconfined":
@@ -276,7 +278,9 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     else:
         refusal = ctx.approve(f"run: {command}", question.reason) if question else None
     if refusal is not None:
-        return ToolResult(f"refused: {_refused_because(question, ctx.mode)} and was not approved ({refusal}). "
+        allow = (how_to_allow(question.paths, (), confinement.policy) + " "
+                 if question is not None and question.kind == "unconfined" and confinement else "")
+        return ToolResult(f"refused: {_refused_because(question, ctx.mode)} and was not approved ({refusal}). {allow}"
                           "Find a narrower, reversible way, or ask the user to run it themselves.",
                           status="refused", meta={"command": command})
     # The model may ask for less time, never more than the user allows (AGENT_SHELL_TIMEOUT).
@@ -294,7 +298,8 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         else:
             sandbox_note = (f"[blocked by the sandbox: {blocked.describe()} is outside what commands may touch "
                             "(they write only in the workspace and temp folders and never read secrets). Running it "
-                            f"outside the sandbox was not approved: {refusal}]\n")
+                            f"outside the sandbox was not approved: {refusal}. "
+                            f"{how_to_allow(blocked.kept_out, blocked.actions, confinement.policy)}]\n")
     pruned = prune(output, command=command, exit_code=run.exit_code, archive_id=archive_id,
                    budget_chars=ctx.result_chars)
     text = sandbox_note + pruned.text

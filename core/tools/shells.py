@@ -10,7 +10,6 @@ the shell actually used.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.console import console_encoding
+from core.tools import helpers
 
 PROBE_WORD = "deepseek-agent-probe"
 PROBE_TIMEOUT = 20.0
@@ -73,12 +73,15 @@ class Shell:
         return [self.path, Path(name).as_posix()]
 
 
-@lru_cache(maxsize=1)
-def detect_shell() -> Shell:
+@lru_cache(maxsize=8)
+def detect_shell(workspace: Path | None = None) -> Shell:
+    """The shell for commands run in `workspace`: found outside it and the temp folders
+    (`core.tools.helpers`), where a command could have planted one."""
+    avoid = [workspace] if workspace is not None else []
     if sys.platform != "win32":
-        bash = shutil.which("bash")
+        bash = helpers.find("bash", avoid)
         return Shell(bash, "bash") if bash else Shell("/bin/sh", "POSIX sh")
-    return choose(windows_candidates(os.environ, shutil.which))
+    return choose(windows_candidates(os.environ, lambda name: helpers.find(name, avoid)))
 
 
 def choose(candidates: list[Shell], probe: Callable[[Shell], bool] | None = None) -> Shell:

@@ -7,11 +7,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from core import protocol as ev
+from core.agent.approvals import UNCONFINED_GRANTS
 from core.mcp.open import consent_store
-from core.modes import ASK
+from core.modes import ASK, YES
 from core.runtime.commands import run_command
 from core.runtime.open import open_session
+from core.sandbox import probe
 from tests.conftest import Recorder, make_settings
 from tests.support.agent_process import run_agent
 from tests.support.mcp_servers import DEMO, HANG, demo_entry, write_config
@@ -196,7 +200,9 @@ def test_workspace_consent_is_asked_once_without_showing_secrets_and_again_when_
     assert [n for n in notices if "MCP" in n] == [
         "MCP: not starting repo from the workspace's .mcp.json without a yes (not now); /mcp allow NAME starts one"]
     assert states == ["waiting"]
-    asked, _, states = first_turn("once")  # yes: started, and remembered
+    asked, _, states = first_turn("once")  # run once: started for this session only
+    assert len(asked) == 1 and states == ["ready"]
+    asked, _, states = first_turn("workspace")  # asked again; "always, in this workspace" is remembered
     assert len(asked) == 1 and states == ["ready"]
     asked, _, states = first_turn("deny")
     assert asked == [] and states == ["ready"]
@@ -204,3 +210,42 @@ def test_workspace_consent_is_asked_once_without_showing_secrets_and_again_when_
     write_config(workspace / ".mcp.json", {"repo": entry})
     asked, _, states = first_turn("deny")
     assert len(asked) == 1 and states == ["waiting"]
+
+
+def _session_with(tmp_path: Path, workspace: Path, decision: str, mode: str = ASK) -> _Person:
+    """One session's first turn in `workspace`, its questions answered with `decision`."""
+    with ScriptedServer([Reply(text_events("ok"))]) as server:
+        person = _Person(decision)
+        session = _open(make_settings(server.url, tmp_path), workspace, person, mode)
+        try:
+            session.agent.run("hi")
+            person.states = {v.name: v.state for v in session.agent.mcp.manager.views()}
+        finally:
+            session.close()
+    return person
+
+
+@pytest.mark.parametrize("change", [{"trusted": True}, {"autoApprove": ["delete_note"]},
+                                   {"autoApprove": ["delete_note"], "trusted": True}])
+def test_a_workspace_entry_that_gains_trust_or_auto_approval_asks_again(tmp_path: Path, change: dict) -> None:
+    """The consent covers the whole entry: a command may rewrite .mcp.json, and `trusted` or
+    `autoApprove` added after the user's "always" asks again, saying what the entry now lets the
+    server do; a trusted one asks to run outside the sandbox, which the yes mode never answers."""
+    workspace = tmp_path / "ws"
+    write_config(workspace / ".mcp.json", {"repo": demo_entry()})
+    first = _session_with(tmp_path, workspace, "workspace")
+    assert len(first.asked) == 1 and first.states == {"repo": "ready"}
+    assert _session_with(tmp_path, workspace, "deny").asked == []  # remembered, for this entry
+    write_config(workspace / ".mcp.json", {"repo": demo_entry(**change)})
+    # A trusted entry is asked even in the yes mode (where a sandbox works): it would leave the sandbox.
+    unconfined = bool(change.get("trusted")) and probe("auto").active
+    again = _session_with(tmp_path, workspace, "deny", mode=YES if unconfined else ASK)
+    (request,) = again.of("approval")
+    assert again.states == {"repo": "waiting"}
+    if "autoApprove" in change:
+        assert "autoApprove (these tools run unasked): delete_note" in request["action"]
+    if unconfined:
+        assert request["kind"] == "unconfined" and "outside the sandbox" in request["reason"]
+        assert UNCONFINED_GRANTS in request["reason"] and '"trusted": true' in request["action"]
+    else:
+        assert request["kind"] == "command"

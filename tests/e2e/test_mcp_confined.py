@@ -43,3 +43,19 @@ def test_a_trusted_server_runs_outside_the_sandbox(layout: Layout, tmp_path: Pat
     outside = layout.base / "x" / "f.txt"
     assert _write(layout, tmp_path, writer(trusted=True), outside).startswith("wrote")
     assert outside.read_text() == "gone"
+
+
+def test_a_workspace_file_never_makes_a_server_run_outside_the_sandbox(layout: Layout, tmp_path: Path) -> None:
+    """`--one --yes`: the workspace's .mcp.json marks its server `trusted`; --yes answers the gate's
+    questions, never one to leave the sandbox, so the server does not start and the canary stays."""
+    outside = layout.base / "x" / "f.txt"
+    write_config(layout.workspace / ".mcp.json", {"notes": writer(trusted=True)})
+    script = [Reply(call_events([("notes__write_note", {"path": str(outside), "text": "gone"})])),
+              Reply(text_events("ok"))]
+    with ScriptedServer(script) as model:
+        done = run_agent(["--one", "note it", "--yes", "--cwd", str(layout.workspace)], model.url, tmp_path,
+                         env={"HOME": str(layout.home)})
+    assert done.returncode == 0, done.stderr.decode()
+    assert outside.read_text() == CANARY
+    assert "notes__write_note" not in [t["name"] for t in model.requests[0].get("tools", [])]
+    assert "not starting notes" in done.stderr.decode()

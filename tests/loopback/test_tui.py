@@ -108,8 +108,9 @@ def test_approval_modal_runs_once_or_denies_with_a_reason(tmp_path: Path) -> Non
 
 
 def test_approval_modal_keeps_the_risky_line_of_a_long_command_on_screen(tmp_path: Path) -> None:
-    """Forty harmless lines around one `rm -rf ~`: the modal leads with the reason and compacts the
-    action, so the rm and the decisions are on a 24-row screen at once."""
+    """Forty harmless lines around one `rm -rf ~`: the modal leads with the reason and opens the
+    whole action's view at the rm, so the rm and the decisions are on a 24-row screen at once; the
+    rest scrolls into view, every line of it."""
     command = "\n".join([f"echo step {n}" for n in range(20)] + ["rm -rf ~/projects"]
                         + [f"echo step {n}" for n in range(20, 40)])
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("denied, fine"))]
@@ -117,9 +118,18 @@ def test_approval_modal_keeps_the_risky_line_of_a_long_command_on_screen(tmp_pat
         def steps(h: Harness) -> None:
             h.type("go")
             screen = h.wait_for("Approval needed")
-            assert "rm -rf ~/projects" in screen and "more lines" in screen, screen
+            assert "rm -rf ~/projects" in screen and "more rows above" in screen, screen
             assert "4  deny, and tell" in screen, screen
             assert screen.index("outside the workspace") < screen.index("rm -rf ~/projects"), screen
+            seen = set(re.findall(r"echo step \d+", screen))
+            for key, end in (("\x1b[6~", "echo step 39"), ("\x1b[5~", "echo step 0\n")):  # PgDn, then PgUp
+                for _ in range(6):
+                    h.keys(key)
+                    time.sleep(0.05)
+                    seen |= set(re.findall(r"echo step \d+", h.screen()))
+                at_end = h.screen()
+                assert end in at_end.replace(" ", "").replace("│", "\n").replace("echostep", "echo step "), at_end
+            assert seen == {f"echo step {n}" for n in range(40)}, sorted(seen)
             h.keys("3")
             h.wait_for("denied, fine")
             h.idle()

@@ -3,12 +3,14 @@ read-only table; allow rules kept per workspace; /mode."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from core.agent.rules import AllowRules, rule_for
 from core.modes import ASK, AUTO, YES
+from core.sandbox import Policy
 from core.tools.safety import NOT_KNOWN_READ_ONLY, command_question
 from core.tools.safety.readonly import is_read_only
 
@@ -42,8 +44,12 @@ def test_windows_readers(command: str, dialect: str) -> None:
     assert is_read_only(command, dialect)
 
 
+# The sandbox's policy for WS: it writes the workspace and the system's temp folder.
+POLICY = Policy(workspace=WS, writable=(WS, Path(tempfile.gettempdir()).resolve()), denied=())
+
+
 def _ask(command: str, mode: str, confined: bool, allowed=NOTHING_ALLOWED):
-    return command_question(command, WS, mode, confined=confined, allowed=allowed)
+    return command_question(command, WS, mode, policy=POLICY if confined else None, allowed=allowed)
 
 
 @pytest.mark.parametrize("command", ["pytest -x", "python3 -c \"open('g.txt','w').write('x')\"",

@@ -5,59 +5,54 @@ from __future__ import annotations
 
 import os
 import shutil
-import unicodedata
 from contextlib import nullcontext
 from typing import TextIO
 
 from core import protocol as ev
-from core.agent.approvals import compact_action, label, offered, parse_decision
+from core.agent.approvals import compact_action, label, offered, parse_decision, wrap
 from ui.plain.interrupts import InterruptHandler
 from ui.terminal import read_line
 
 GUTTER = "  ┃ "
+SUMMARY = "  ┆ "  # the risky lines repeated under a command longer than the screen
 
 
-def wrap(line: str, width: int) -> list[str]:
-    """`line` in rows of at most `width` terminal columns (CJK characters take two), so every row
-    of an action gets the gutter the action's own text cannot imitate."""
-    rows, row, used = [], [], 0
-    for char in line:
-        size = 2 if unicodedata.east_asian_width(char) in "WF" else 1
-        if used + size > width:
-            rows.append("".join(row))
-            row, used = [], 0
-        row.append(char)
-        used += size
-    return [*rows, "".join(row)]
-
-
-def _columns(stream: TextIO) -> int:
-    """The terminal's width, asked of the terminal itself: readline exports a COLUMNS that goes stale
-    when the window is resized, and `shutil.get_terminal_size` believes it."""
+def _size(stream: TextIO) -> tuple[int, int]:
+    """The terminal's (columns, lines), asked of the terminal itself: readline exports a COLUMNS that
+    goes stale when the window is resized, and `shutil.get_terminal_size` believes it."""
     try:
-        return os.get_terminal_size(stream.fileno()).columns
+        size = os.get_terminal_size(stream.fileno())
     except (AttributeError, OSError, ValueError):
-        return shutil.get_terminal_size().columns
+        size = shutil.get_terminal_size()
+    return size.columns, size.lines
 
 
 class TerminalApprover:
-    """Asks in the terminal. The question shows the action exactly as it will run, as the runtime's
-    one sanitiser passed it (secrets redacted, escape sequences made visible: they cannot erase it
-    and draw another), every line of it behind a gutter that the action's own text cannot imitate."""
+    """Asks in the terminal. The question shows the whole action exactly as it will run, as the
+    runtime's one sanitiser passed it (secrets redacted, escape sequences made visible: they cannot
+    erase it and draw another), every line of it wrapped behind a gutter that the action's own text
+    cannot imitate; one longer than the screen is followed by its risky lines and the reason."""
 
     def __init__(self, stream: TextIO, interrupts: InterruptHandler | None) -> None:
         self.stream, self.interrupts = stream, interrupts
 
     def decide(self, request: ev.ApprovalRequested) -> tuple[str, str]:
         """(decision, reason) for one question."""
-        width = max(20, _columns(self.stream) - len(GUTTER) - 1)
-        action = compact_action(request.action, request.command, request.cwd, line_chars=width)
-        rows = [row for line in action.split("\n") for row in wrap(line, width)]
+        columns, lines = _size(self.stream)
+        width = max(20, columns - len(GUTTER) - 1)
+        # The whole action, every row of it: what is approved is what was shown, nothing cut out.
+        rows = [row for line in request.action.rstrip("\n").split("\n") for row in wrap(line, width)]
         choices = offered(request)
         options = " · ".join(f"{d.key} {label(d, request)}" + (f" ({d.alias})" if d.alias else "") for d in choices)
-        # Why it needs a yes comes first: however long the action, the risk is on screen with the question.
-        self.stream.write(f"\n? Approval needed: {request.reason}\n"
-                          + "".join(f"{GUTTER}{row}\n" for row in rows) + f"  {options}\n  Allow it? [y/N] ")
+        text = f"\n? Approval needed: {request.reason}\n" + "".join(f"{GUTTER}{row}\n" for row in rows)
+        if len(rows) > max(4, lines - 10):
+            # Longer than the screen: its start scrolled away. Below it, the risky lines again (each
+            # from the whole command above) and why it asks, so both are on screen with the question.
+            summary = compact_action(request.action, request.command, request.cwd, line_chars=width)
+            text += (f"  ↑ the whole command is above ({len(rows)} rows); its first, last and risky lines:\n"
+                     + "".join(f"{SUMMARY}{row}\n" for line in summary.split("\n") for row in wrap(line, width))
+                     + f"  why it asks: {request.reason}\n")
+        self.stream.write(text + f"  {options}\n  Allow it? [y/N] ")
         self.stream.flush()
         answer = self._read()
         decision = parse_decision(answer or "", choices) or "deny"

@@ -1,6 +1,8 @@
 """The approval modal: what the tool wants to do, why it needs a yes, and the four decisions with
 the same numbers as everywhere else (1 once, 2 always for this session, 3 deny, 4 deny with a
-reason; y/a/n too). Esc denies. With 4, a line for the reason opens; Enter sends it."""
+reason; y/a/n too). Esc denies. With 4, a line for the reason opens; Enter sends it. The action is
+shown whole, never cut: one taller than the screen scrolls (↑ ↓ PgUp PgDn), opening at its first
+risky part, with the rows above and below counted."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.widgets import Frame, TextArea
 
 from core import protocol as ev
-from core.agent.approvals import compact_action, label, offered, parse_decision
+from core.agent.approvals import first_risky, label, offered, parse_decision, wrap
 from ui.tui.render import safe
 
 Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
@@ -25,6 +27,9 @@ class ApprovalDialog:
     def __init__(self, answer: Answer, focus: Callable[[Any], None]) -> None:
         self.request: ev.ApprovalRequested | None = None
         self.asking_reason = False
+        self._top: int | None = None  # the first row of the action in view; None: its first risky part
+        self._shown_top = 0
+        self._room = 1  # the rows the action's view had at the last render
         self._answer = answer
         self._focus = focus
         self.reason = TextArea(height=1, multiline=False, prompt=" why (Enter sends): ",
@@ -40,26 +45,48 @@ class ApprovalDialog:
         """Show a request (None closes the dialog: it was answered or the turn ended)."""
         self.request, self.asking_reason = request, False
         self.reason.text = ""
+        self._top = None  # opens at the first risky part of the action
         if request is not None:
             self._focus(self.body)
+
+    def scroll(self, rows: int) -> None:
+        """Move the action's view by `rows` (negative: up); the render keeps it in range."""
+        self._top = self._shown_top + rows
 
     def _text(self) -> list[tuple[str, str]]:
         r = self.request
         if r is None:
             return []
-        what = r.command or r.path or r.action
-        # The dialog's margins and frame take 6 columns. A long action is compacted so the risky line
-        # and the decisions stay on screen (the same compaction as the plain prompt), after its indent.
-        inner = max(24, get_app().output.get_size().columns - 6)
-        action = compact_action(safe(what), r.command, r.cwd, line_chars=inner - 3)
+        what = safe(r.command or r.path or r.action)
+        size = get_app().output.get_size()
+        # The dialog's margins and frame take 6 columns, the action's indent 3 more.
+        inner = max(24, size.columns - 6)
+        rows, starts = _rows(what, inner - 3)
+        choices = offered(r)
+        reason = f" {safe(r.reason)}"
+        # The whole action, every character of it, in a view that scrolls (↑ ↓ PgUp PgDn) when it is
+        # taller than the room left by the reason, the decisions, the frame and the float's margins.
+        room = max(3, size.rows - 9 - len(choices) - len(wrap(reason, inner)) - 2)
+        if self._top is None:
+            at = first_risky(what, r.cwd) if r.command else None
+            row = next((i for i, start in enumerate(starts) if start > at), len(rows)) - 1 if at else 0
+            self._top = max(0, row - 1)
+        self._room = room
+        top = self._shown_top = max(0, min(self._top, len(rows) - room))
+        shown = rows[top:top + room]
         # Why it needs a yes comes first: however long the action, the risk is on screen.
         lines: list[tuple[str, str]] = [
-            ("ansiyellow bold", f" {safe(r.reason)}\n"),
+            ("ansiyellow bold", f"{reason}\n"),
             ("bold", f" {safe(r.tool)} wants to {'run' if r.command else 'change'}:\n"),
-            *[("class:dialog.what", f"   {row}\n") for row in action.split("\n")],
-            ("", f" in {_tail(safe(r.cwd), inner - 4)}\n"),
         ]
-        for d in offered(r):
+        if top:
+            lines.append(("class:dialog.more", f"   ▲ {top} more row{'s' if top > 1 else ''} above (↑, PgUp)\n"))
+        lines += [("class:dialog.what", f"   {row}\n") for row in shown]
+        below = len(rows) - top - len(shown)
+        if below:
+            lines.append(("class:dialog.more", f"   ▼ {below} more row{'s' if below > 1 else ''} below (↓, PgDn)\n"))
+        lines.append(("", f" in {_tail(safe(r.cwd), inner - 4)}\n"))
+        for d in choices:
             alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
             lines.append(("bold" if d.id == "once" else "", f"  {d.key}  {safe(label(d, r))}{alias}\n"))
         lines[-1] = (lines[-1][0], lines[-1][1].rstrip("\n"))
@@ -71,6 +98,10 @@ class ApprovalDialog:
             kb.add(name)(lambda event, name=name: self.decide(name))
         kb.add("escape", eager=True)(lambda event: self.decide("3"))
         kb.add("enter")(lambda event: None)
+        for key, rows in (("up", -1), ("down", 1)):
+            kb.add(key)(lambda event, rows=rows: self.scroll(rows))
+        for key, pages in (("pageup", -1), ("pagedown", 1)):  # a page keeps one row of the last in view
+            kb.add(key)(lambda event, pages=pages: self.scroll(pages * max(1, self._room - 1)))
         return kb
 
     def decide(self, key: str) -> None:
@@ -87,6 +118,20 @@ class ApprovalDialog:
         if self.request is not None:
             self._answer(self.request.id, "deny_reason", buffer.text.strip())
         return False
+
+
+def _rows(text: str, width: int) -> tuple[list[str], list[int]]:
+    """`text` wrapped to `width` columns: the rows, and where in `text` each row starts."""
+    rows: list[str] = []
+    starts: list[int] = []
+    offset = 0
+    for line in text.rstrip("\n").split("\n"):
+        for row in wrap(line, width):
+            rows.append(row)
+            starts.append(offset)
+            offset += len(row)
+        offset += 1  # the line break
+    return rows, starts
 
 
 def _tail(path: str, limit: int) -> str:

@@ -15,8 +15,10 @@ and symlinks made earlier by `ln -s`), looking through `sudo`, `env`, `flock`, `
 - what cannot be judged before it runs: a target or command name known only at run time, text
   piped into a shell, `eval` of something computed, an interpreter one-liner that deletes or spawns.
 
-This is a guard rail against mistakes, not a sandbox: commands run with the user's rights, and
-`--yes` approves everything. Fails closed: when nobody can answer (`--one` without `--yes`, piped
+This is a guard rail against mistakes, not a sandbox: without one, commands run with the user's
+rights, and `--yes` answers every question it asks (never one to leave a sandbox). Each reason says
+what a sandbox makes of it (`reasons.py`); under a sandbox, where commands may write is the
+sandbox's policy's to say, not the gate's. Fails closed: when nobody can answer (`--one` without `--yes`, piped
 input), the action is refused and the model is told why, so it can choose a safer way.
 """
 
@@ -30,9 +32,11 @@ from pathlib import Path
 
 from core.cancel import Cancel
 from core.modes import ASK
+from core.sandbox.policy import Policy
 from core.tools.cmdline import PARSERS, VAR, Simple, Unparsed, Word
 from core.tools.safety.posix import _DECLARERS, _HANDLERS, _WRAPPERS_AFTER_OPERAND, _declare, _env, _parallel
 from core.tools.safety.readonly import is_read_only
+from core.tools.safety.reasons import BEYOND, OUTSIDE, Reason, as_reason, joined
 from core.tools.safety.state import (
     _FORK_BOMB,
     _PS_DELETE,
@@ -58,46 +62,43 @@ from core.tools.safety.targets import (
 from core.tools.safety.windows import _windows_command
 from core.tools.shells import detect_shell
 
-__all__ = ["MAX_JUDGED_CHARS", "NOT_KNOWN_READ_ONLY", "Question", "command_question", "destructive_reason",
-           "platform_dialect"]
+__all__ = ["MAX_JUDGED_CHARS", "NOT_KNOWN_READ_ONLY", "Question", "Reason", "command_question",
+           "destructive_reason", "platform_dialect"]
 
 NOT_KNOWN_READ_ONLY = "not known to only read"
-# What no sandbox stops: it happens inside the workspace (its git history, work git would discard)
-# or beyond the machine (remote refs). A confined command still asks for these.
-_BEYOND_THE_SANDBOX = ("history", "uncommitted work", "remote refs", "untracked files", "stashed work", "a branch",
-                       "a ref", "the workspace itself", "a folder that holds the workspace", "fork bomb",
-                       "git's own")
-# What the sandbox is certain to block: running it confined would only fail (slowly, for `rm -rf ~`).
-_BLOCKED_FOR_SURE = ("outside the workspace", "through a symlink", "a raw write to a device", "raw write to a device")
 
 
 @dataclass(frozen=True)
 class Question:
     """Why a command must ask before it runs, and what is asked: "command" (may it run?) or
-    "unconfined" (may it run outside the sandbox, which would block it?)."""
+    "unconfined" (may it run outside the sandbox, which would block it?); `paths`: for
+    "unconfined", the places outside what the sandbox lets commands write."""
 
     reason: str
     kind: str = "command"
+    paths: tuple[Path, ...] = ()
 
 
-def command_question(command: str, workspace: Path, mode: str, *, confined: bool,
+def command_question(command: str, workspace: Path, mode: str, *, policy: Policy | None,
                      allowed: Callable[[str, str], bool], cancel: Cancel | None = None) -> Question | None:
     """What this command must ask before it runs in `mode` (see core.modes), or None.
 
-    Confined by a sandbox (auto and yes): what no sandbox stops asks; what the sandbox would surely
-    block asks to run outside it; everything else runs contained (and asks afterwards if the sandbox
-    blocked it). Unconfined, the gate's reasons ask; and in ask mode also every command not known
-    to only read, unless the workspace's allow rules name it."""
+    Confined by a sandbox whose `policy` is given (auto and yes): what no sandbox stops asks; what
+    the policy would surely refuse (a write where it lets no command write) asks to run outside the
+    sandbox; everything else runs confined (and asks afterwards if the sandbox blocked it).
+    Unconfined, the gate's reasons ask; and in ask mode also every command not known to only read,
+    unless the workspace's allow rules name it."""
     dialect = platform_dialect()
-    why = destructive_reason(command, workspace, dialect, cancel)
-    if confined and mode != ASK:
-        reasons = (why or "").split("; ")
-        kept = [reason for reason in reasons if any(m in reason for m in _BEYOND_THE_SANDBOX)
-                and not reason.startswith("recursive permission change")]  # of files the workspace keeps
+    confined = policy is not None and mode != ASK
+    why = destructive_reason(command, workspace, dialect, cancel, policy if confined else None)
+    if confined:
+        reasons = why.parts if why else ()
+        kept = [reason for reason in reasons if reason.scope == BEYOND]
         if kept:
             return Question("; ".join(kept))
-        outside = [reason for reason in reasons if any(m in reason for m in _BLOCKED_FOR_SURE)]
-        return Question("; ".join(outside), "unconfined") if outside else None
+        outside = [reason for reason in reasons if reason.scope == OUTSIDE]
+        paths = tuple(dict.fromkeys(r.path for r in outside if r.path is not None))
+        return Question("; ".join(outside), "unconfined", paths) if outside else None
     if why:
         return Question(why)
     if mode != ASK or is_read_only(command, dialect) or allowed(command, dialect):
@@ -106,20 +107,22 @@ def command_question(command: str, workspace: Path, mode: str, *, confined: bool
 
 
 def destructive_reason(command: str, workspace: Path | None = None, dialect: str | None = None,
-                       cancel: Cancel | None = None) -> str | None:
+                       cancel: Cancel | None = None, policy: Policy | None = None) -> Reason | None:
     """Why this shell command needs approval, or None when it does not.
 
     `dialect` is "posix", "powershell" or "cmd" (default: the platform shell's). Judging stops when
-    `cancel` fires (the reason then says so)."""
+    `cancel` fires (the reason then says so). With the sandbox's `policy` (the command will run
+    confined), a path is outside when the policy keeps commands from writing it, and only then."""
     if len(command) > MAX_JUDGED_CHARS:
-        return (f"it is {len(command):,} characters long, over the {MAX_JUDGED_CHARS:,} judged before a command "
+        return Reason(f"it is {len(command):,} characters long, over the {MAX_JUDGED_CHARS:,} judged before a command "
                 "runs: write the long part to a file (write_file) and have a short command read it")
     root = Path(workspace or Path.cwd()).resolve()
     state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=dict(os.environ),
-                   script=_script, argv=_argv, cancel=cancel)
+                   script=_script, argv=_argv, cancel=cancel, policy=policy)
     if _FORK_BOMB.search(command):
-        return "fork bomb"
-    return _script(command, dialect or platform_dialect(), state)
+        return Reason("fork bomb", BEYOND)
+    why = _script(command, dialect or platform_dialect(), state)
+    return as_reason(why) if why else None
 
 
 def platform_dialect() -> str:
@@ -142,7 +145,7 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
         previous: Simple | None = None
         for simple in commands:
             if stop := state.stopped():
-                return "; ".join([*reasons, stop])
+                return joined([*reasons, stop])
             state.upstream = previous if simple.piped else None
             why = _simple(simple, state)
             if why and not top:
@@ -152,7 +155,7 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
             previous = simple
     finally:
         state.depth -= 1
-    return "; ".join(reasons) or None
+    return joined(reasons)
 
 
 def _simple(cmd: Simple, state: _State) -> str | None:

@@ -10,6 +10,7 @@ import re
 
 from core.tools.cmdline import LIT, SUB, Simple, Word
 from core.tools.oneliners import awk_in_place_files, perl_in_place_files, sed_in_place_files
+from core.tools.safety.reasons import BEYOND, Reason
 from core.tools.safety.state import _DELETERS, _INTERPRETERS, _SHELLS, _code_danger, _nested, _State
 from core.tools.safety.targets import (
     _after_equals,
@@ -289,7 +290,7 @@ def _find(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None
     if not deletes:
         return None
     if any(v == "-name" and n == ".git" for v, n in itertools.pairwise(values)):
-        return "deletes the repository's history (.git)"
+        return Reason("deletes the repository's history (.git)", BEYOND)
     some = any(v in _FIND_TESTS for v in values)  # only matching files go, as with a pattern under each root
     return _targets("deletes files under", roots or [Word.of(".")], state, cmd.dialect, some=some)
 
@@ -346,38 +347,38 @@ def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if sub == "push":
         if flags & {"--force", "--force-with-lease", "--mirror", "--delete", "--prune", "--force-if-includes"} \
                 or any(v.startswith("--force-with-lease") for v in flags) or "f" in short or "d" in short:
-            return "force push or deletes remote refs"
+            return Reason("force push or deletes remote refs", BEYOND)
         if any(v.startswith("+") or (v.startswith(":") and len(v) > 1) for v in rest if not v.startswith("-")):
-            return "force push or deletes remote refs"
+            return Reason("force push or deletes remote refs", BEYOND)
         return None
     if sub == "reset" and ("--hard" in flags or "--merge" in flags or "--keep" in flags):
-        return "discards uncommitted work"
+        return Reason("discards uncommitted work", BEYOND)
     if sub == "clean" and ("f" in short or "--force" in flags) and not ("n" in short or "--dry-run" in flags):
-        return "deletes untracked files"
+        return Reason("deletes untracked files", BEYOND)
     if sub == "checkout" and ("--" in rest or "f" in short or "--force" in flags or "." in rest
                               or any(_is_existing_path(v, state) for v in rest if not v.startswith("-"))):
-        return "discards uncommitted work"
+        return Reason("discards uncommitted work", BEYOND)
     if sub == "restore" and ("--staged" not in flags or "--worktree" in flags) and "S" not in short:
-        return "discards uncommitted work"
+        return Reason("discards uncommitted work", BEYOND)
     if sub == "switch" and ({"--discard-changes", "--force"} & flags or "f" in short):
-        return "discards uncommitted work"
+        return Reason("discards uncommitted work", BEYOND)
     if sub == "branch" and ("D" in short or "M" in short or "C" in short or
                             (("d" in short or "--delete" in flags) and ("f" in short or "--force" in flags))):
-        return "deletes or overwrites a branch"
+        return Reason("deletes or overwrites a branch", BEYOND)
     if sub == "worktree" and rest[:1] == ["remove"] and ("--force" in flags or "f" in short):
-        return "deletes a worktree with its uncommitted work"
+        return Reason("deletes a worktree with its uncommitted work", BEYOND)
     if sub == "stash" and rest[:1] in (["drop"], ["clear"]):
-        return "deletes stashed work"
+        return Reason("deletes stashed work", BEYOND)
     if sub == "rebase" and not flags & {"--abort", "--continue", "--skip", "--quit", "--edit-todo", "--show-current-patch"}:
-        return "rewrites history"
+        return Reason("rewrites history", BEYOND)
     if (sub == "commit" and "--amend" in flags) or sub in ("filter-branch", "filter-repo", "replace"):
-        return "rewrites history"
+        return Reason("rewrites history", BEYOND)
     if sub == "reflog" and rest[:1] in (["expire"], ["delete"]):
-        return "deletes history"
+        return Reason("deletes history", BEYOND)
     if sub == "update-ref" and ("-d" in flags or "--stdin" in flags):
-        return "deletes a ref"
+        return Reason("deletes a ref", BEYOND)
     if sub == "gc" and any(v.startswith("--prune") for v in flags):
-        return "deletes unreachable history"
+        return Reason("deletes unreachable history", BEYOND)
     return None
 
 

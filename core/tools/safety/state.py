@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.cancel import Cancel
+from core.sandbox.policy import Policy
 from core.tools.cmdline import Simple, Word
 
 INTERRUPTED = "interrupted before it could be judged"
@@ -89,6 +90,8 @@ class _State:
     script: Callable[[str, str, _State], str | None] = field(default=lambda *_: None, repr=False)
     argv: Callable[[list[Word], Simple, _State], str | None] = field(default=lambda *_: None, repr=False)
     cancel: Cancel | None = field(default=None, repr=False)  # Esc or Ctrl-C: stop judging at once
+    # The sandbox's policy when the command will run confined: it alone says what lies outside.
+    policy: Policy | None = field(default=None, repr=False)
     deadline: float = field(default_factory=lambda: time.monotonic() + MAX_JUDGING_SECONDS, repr=False)
 
     def stopped(self) -> str | None:
@@ -102,7 +105,8 @@ class _State:
 def _nested(state: _State) -> _State:
     return _State(state.workspace, state.cwd, state.home, state.env, dict(state.variables), state.depth + 1,
                   state.dialect, links=state.links,
-                  script=state.script, argv=state.argv, cancel=state.cancel, deadline=state.deadline)
+                  script=state.script, argv=state.argv, cancel=state.cancel, policy=state.policy,
+                  deadline=state.deadline)
 
 _DELETERS = {"rm", "rmdir", "unlink", "shred", "truncate", "mv", "srm", "wipe"}
 _PS_DELETE = {"remove-item", "rm", "del", "erase", "rd", "rmdir", "ri", "clear-content", "clc",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from core.credentials import is_credential_path
 from core.tools.cmdline import GLOB, LIT, PARSERS, SUB, TILDE, VAR, Simple, Unparsed, Word
+from core.tools.safety.reasons import BEYOND, OTHER, OUTSIDE, Reason
 from core.tools.safety.state import (
     _DELETERS,
     _DEVICE,
@@ -215,12 +216,12 @@ def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = Fa
     if value.lower() in _HARMLESS_SINKS or (write and value.startswith("/dev/fd/")):
         return None
     if _DEVICE.match(value):
-        return "raw write to a device"
+        return Reason("raw write to a device", OUTSIDE, Path(value))
     path = _path(value, state, dialect)
     if path is None:
-        return f"{verb} {value}, a path outside the workspace"
+        return Reason(f"{verb} {value}, a path outside the workspace", OUTSIDE)
     if not write and _history(path, state):
-        return f"{verb} {value} (the repository's history)"
+        return Reason(f"{verb} {value} (the repository's history)", BEYOND, path)
     if programs := _git_programs(path, state):
         return f"{verb} {value} ({programs})"
     if some:
@@ -228,9 +229,12 @@ def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = Fa
     glob = some or any(kind == GLOB for kind, _ in word.parts) or (
         any(kind == VAR for kind, _ in word.parts) and any(c in value for c in "*?["))  # $f from `for f in *`
     where = _where(path, glob, state, spelled_in_temp=_spelled_in_temp(value, state))
-    if where:
-        return f"{verb} {value} ({where})"
-    return None
+    if where is None:
+        return None
+    text = f"{verb} {value} ({where})"
+    if where in (_ITSELF, _ABOVE, _HOME):  # a recursive permission change leaves the files the workspace keeps
+        return Reason(text, OTHER if verb.startswith("recursive permission change") else BEYOND, path)
+    return Reason(text, OUTSIDE, Path(os.path.realpath(_above_glob(path))))
 
 
 def _path(value: str, state: _State, dialect: str) -> Path | None:
@@ -275,6 +279,17 @@ def _remember_link(args: list[Word], operands: list[Word], link: Word | None, st
     state.links[link_path] = Path(os.path.normpath(link_path.parent / os.path.expanduser(target)))
 
 
+_ITSELF, _ABOVE = "the workspace itself", "a folder that holds the workspace"
+_HOME = "the home folder, which the sandbox lets commands write here"
+
+
+def _above_glob(path: Path) -> Path:
+    """The part of `path` before its first pattern: what a sandbox's policy is asked about."""
+    parts = path.parts
+    first = next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), None)
+    return path if first is None else Path(*parts[:first]) if first else Path(path.anchor)
+
+
 def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str | None:
     """Why deleting or overwriting `path` needs a yes: outside, the workspace, or above it."""
     parts = path.parts
@@ -288,13 +303,20 @@ def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str 
     if path == root or root.is_relative_to(path):
         if path == root and first_glob is not None and not everything:
             return None  # *.pyc in the workspace: some of its files
-        return "the workspace itself" if path == root else "a folder that holds the workspace"
+        return _ITSELF if path == root else _ABOVE
+    real = Path(os.path.realpath(path))
+    if state.policy is not None and real != root and state.policy.may_write(real):
+        # Confined, the command may write there: the sandbox's policy says so; but a home folder
+        # that lies in a writable place (a temp folder) is never scratch space, nor is what it holds.
+        home = Path(os.path.realpath(state.home))
+        granted_whole = any(home.is_relative_to(w) for w in state.policy.writable if w != root)
+        at_home = real == home or home.is_relative_to(real) or (real.is_relative_to(home) and granted_whole)
+        return _HOME if at_home and not real.is_relative_to(root) else None
     if path.is_relative_to(root):
-        real = Path(os.path.realpath(path))
         if real == root or not real.is_relative_to(root):
             return "it leads out of the workspace through a symlink"
         return None
-    if spelled_in_temp and _scratch(path, state):
+    if state.policy is None and spelled_in_temp and _scratch(path, state):
         return None
     return "outside the workspace"
 

@@ -166,7 +166,7 @@ def test_edit_file_on_a_folder_never_names_what_is_outside_the_workspace(ws: Pat
 
 
 def test_search_finds_matches_and_reports_bad_regex(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: None)  # the Python fallback
+    monkeypatch.setattr("core.tools.helpers.find", lambda name, avoid=(): None)  # the Python fallback
     (ws / "a.py").write_text("import os\nTODO: fix 你好\n", encoding="utf-8")
     (ws / "b.bin").write_bytes(b"TODO\0\0")
     out = search({"pattern": "TODO", "path": "."}, ctx(ws)).output
@@ -224,7 +224,7 @@ def test_edit_file_with_mixed_line_endings(ws: Path) -> None:
 def test_search_does_not_follow_links_out_of_the_workspace(ws: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     require_symlinks(ws)
-    monkeypatch.setattr("shutil.which", lambda name: None)
+    monkeypatch.setattr("core.tools.helpers.find", lambda name, avoid=(): None)
     (tmp_path / "outside.txt").write_text("root:x:0:0\n")
     os.symlink(tmp_path / "outside.txt", ws / "notes.txt")
     (ws / "inside.txt").write_text("root:inside\n")

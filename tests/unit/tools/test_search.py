@@ -23,7 +23,7 @@ BRANCHES = [pytest.param("python", id="python-walk"),
 @pytest.fixture
 def branch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "python":
-        monkeypatch.setattr("shutil.which", lambda name: None)
+        monkeypatch.setattr("core.tools.helpers.find", lambda name, avoid=(): None)
     return request.param
 
 
