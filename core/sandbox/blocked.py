@@ -50,8 +50,13 @@ def how_to_allow(kept_out: Iterable[Path], actions: Iterable[str], policy: Polic
     the setting that covers each refusal, then --no-sandbox as the way to drop confinement whole.
     Never --yes: that answers the gate's questions and does not lift the sandbox."""
     ways: list[str] = []
+    kept_out = list(kept_out)
+    shared_temp = [p for p in kept_out if policy.in_shared_temp(p)] if policy.temp is not None else []
+    hint = (f"{_shown([str(p) for p in shared_temp])} is in a shared temp folder commands may not write: "
+            f"write to $TMPDIR ({policy.temp}), the session's own temp folder, instead. ") if shared_temp else ""
     secret = [str(p) for p in kept_out if policy.is_denied(p)]
-    folders = list(dict.fromkeys(str(_folder(p)) for p in kept_out if not policy.is_denied(p)))
+    folders = list(dict.fromkeys(str(_folder(p)) for p in kept_out
+                                 if not policy.is_denied(p) and p not in shared_temp))
     if folders:
         ways.append(f"let commands write {_shown(folders)} by starting the agent with AGENT_SANDBOX_WRITABLE="
                     f"{os.pathsep.join(folders[:MAX_SHOWN])} (in the environment or the .env)")
@@ -61,8 +66,8 @@ def how_to_allow(kept_out: Iterable[Path], actions: Iterable[str], policy: Polic
         ways.append("the network is off for commands (--no-network, AGENT_NETWORK=off); starting without it allows it")
     if SIGNALS in actions:
         ways.append("only --no-sandbox lets a command signal processes it did not start")
-    ways.append("or run the whole session unconfined with --no-sandbox")
-    return "The user can " + "; ".join(ways) + "."
+    ways.append(("or " if ways else "") + "run the whole session unconfined with --no-sandbox")
+    return hint + "The user can " + "; ".join(ways) + "."
 
 
 def _folder(path: Path) -> Path:

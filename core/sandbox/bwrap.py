@@ -1,7 +1,8 @@
 """Bubblewrap, where the kernel has no Landlock: the command sees a read-only view of "/" with the
 writable folders bound back, the secret places covered by empty ones, the protected files of the
-workspace bound read-only, an empty /tmp and /var/tmp of its own (the session's temp folder
-bound inside, the rest gone with the command), a fresh /dev (no terminal of the user's), PID and IPC namespaces of its own (it
+workspace bound read-only, an empty, read-only /tmp and /var/tmp (the session's temp folder bound
+inside; a write elsewhere there fails as a write outside does, rather than vanish with the
+command), a fresh /dev (no terminal of the user's), PID and IPC namespaces of its own (it
 cannot see or signal the agent, nor read its /proc entries, nor reach the user's System V IPC),
 a session of its own (no TIOCSTI into a terminal), and the same seccomp filter as under Landlock."""
 
@@ -84,6 +85,8 @@ def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None) -> list[
     for kept in policy.protected:
         if kept.exists():
             args += ["--ro-bind", str(kept), str(kept)]
+    for folder in temp:  # after the binds, which may need mount points made in it
+        args += ["--remount-ro", str(folder)]
     if filter_fd is not None:
         args += ["--seccomp", str(filter_fd)]
     return [*args, "--", *argv]

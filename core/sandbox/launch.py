@@ -46,10 +46,7 @@ class Launch:
         the user's session and its temp folder is the session's own."""
         if self.policy is None:
             return dict(environ)
-        env = without_session_sockets(environ, self.policy.sockets)
-        if self.policy.temp is not None:
-            env.update({"TMPDIR": str(self.policy.temp), "TMP": str(self.policy.temp), "TEMP": str(self.policy.temp)})
-        return env
+        return {**without_session_sockets(environ, self.policy.sockets), **self.policy.temp_environment()}
 
 
 @contextmanager

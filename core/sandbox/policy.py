@@ -72,6 +72,14 @@ class Policy:
                    protected=tuple(p for p in protected if p.is_relative_to(root)),
                    sockets=tuple(_existing(_listed(settings.sandbox_sockets))))
 
+    def temp_environment(self) -> dict[str, str]:
+        """TMPDIR, TMP and TEMP as a confined command gets them (nothing where it keeps the system's)."""
+        return {name: str(self.temp) for name in ("TMPDIR", "TMP", "TEMP")} if self.temp is not None else {}
+
+    def in_shared_temp(self, path: Path) -> bool:
+        """Whether `path` lies in a shared temp folder (/tmp, /var/tmp, /dev/shm) commands may not write."""
+        return any(path == Path(t) or path.is_relative_to(t) for t in TEMP_FOLDERS) and not self.may_write(path)
+
     def may_write(self, path: Path) -> bool:
         return (any(path == w or path.is_relative_to(w) for w in self.writable) and not self.is_denied(path)
                 and not self.is_protected(path))

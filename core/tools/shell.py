@@ -297,7 +297,8 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                             "the sandbox, and this is the output of that second run]\n")
         else:
             sandbox_note = (f"[blocked by the sandbox: {blocked.describe()} is outside what commands may touch "
-                            "(they write only in the workspace and temp folders and never read secrets). Running it "
+                            "(they write only in the workspace and the session's temp folder, $TMPDIR, and never read "
+                            "secrets). Running it "
                             f"outside the sandbox was not approved: {refusal}. "
                             f"{how_to_allow(blocked.kept_out, blocked.actions, confinement.policy)}]\n")
     pruned = prune(output, command=command, exit_code=run.exit_code, archive_id=archive_id,
@@ -338,7 +339,7 @@ def _refused_because(question: Question | None, mode: str) -> str:
         return f"in the {mode} mode only known read-only commands and the user's allow rules run unasked"
     if question.kind == "unconfined":
         return (f"the sandbox would block this command ({question.reason}: commands write only in the workspace "
-                "and temp folders), running it outside the sandbox")
+                "and the session's temp folder, $TMPDIR), running it outside the sandbox")
     return f"this command looks destructive ({question.reason})"
 
 

@@ -117,7 +117,9 @@ def destructive_reason(command: str, workspace: Path | None = None, dialect: str
         return Reason(f"it is {len(command):,} characters long, over the {MAX_JUDGED_CHARS:,} judged before a command "
                 "runs: write the long part to a file (write_file) and have a short command read it")
     root = Path(workspace or Path.cwd()).resolve()
-    state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=dict(os.environ),
+    # The command sees the session's temp folder as $TMPDIR when it runs confined: so does the gate.
+    env = {**os.environ, **(policy.temp_environment() if policy is not None else {})}
+    state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=env,
                    script=_script, argv=_argv, cancel=cancel, policy=policy)
     if _FORK_BOMB.search(command):
         return Reason("fork bomb", BEYOND)

@@ -168,3 +168,30 @@ def test_a_sandbox_that_cannot_be_entered_runs_nothing_and_says_so(layout: Layou
     with pytest.raises(ToolError, match=r"could not enter the sandbox.*--no-sandbox"):
         run_command("echo ran > ran.txt", layout.workspace, 10, Cancel(), confinement=confined)
     assert not (layout.workspace / "ran.txt").exists()
+
+
+@pytest.mark.parametrize("command", [
+    "echo scratch > /tmp/agent-test-{n}.txt",
+    "mkdir -p /var/tmp/agent-test-{n}/sub",
+    "cp /etc/hostname /dev/shm/agent-test-{n}",
+    "python3 -c \"open('/tmp/agent-test-{n}.py', 'w').write('x')\"",
+])
+def test_a_write_to_the_shared_temp_folder_is_refused_and_names_tmpdir(layout: Layout, backend: str,
+                                                                      command: str) -> None:
+    confinement(layout, backend)
+    command = command.format(n=layout.base.name)
+    asked: list[tuple[str, str]] = []
+    result = run_shell({"command": command}, _context(layout, ["no"], asked, backend))
+    # Refused before it runs when the gate sees the path, blocked by the kernel when it does not.
+    assert result.status in ("error", "refused") and "sandbox" in result.output, result.output
+    assert "$TMPDIR" in result.output and "--yes" not in result.output and "The user can or" not in result.output
+
+
+def test_tmpdir_is_the_sessions_own_folder_and_writable(layout: Layout, backend: str) -> None:
+    confinement(layout, backend)
+    asked: list[tuple[str, str]] = []
+    result = run_shell({"command": 'echo kept > "$TMPDIR/x.txt" && cat "$TMPDIR/x.txt" && echo "$TMPDIR"'},
+                       _context(layout, [], asked, backend))
+    assert asked == [] and result.status == "ok" and "kept" in result.output, result.output
+    policy = _policy(layout)
+    assert policy.temp is not None and str(policy.temp) in result.output
