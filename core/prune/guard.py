@@ -1,0 +1,177 @@
+"""The fidelity guard: the lines that carry a diagnostic, found without knowing the tool.
+
+Families are chosen by guesswork (a command word, a few content markers) and a wrong guess must not
+cost the line the developer needed. So after every family, whatever it decided, these lines are
+pinned, and only the budget cut may hide them (the stamp then says how many it cut):
+
+- markers: error, failure, fatal, exception, panic and assertion words, in English and in each
+  language of `words.py`; a failing test of any runner; a summary or count line; and, in an output
+  that reports no error, warning words and `path:line[:col]`, `File "…", line N` or
+  `at path line N` locations (among errors, warnings are what the family counts and shortens:
+  what the developer needs first is the errors);
+- the context attached to an error marker: the indented lines under it (the source line and caret of
+  a compiler error, javac's `symbol:`/`location:`, an assertion's details) and the header of the
+  block an indented marker sits in.
+
+What the guard leaves to other layers: frames of a stack trace that the stack layers hid as library
+frames (they are counted in the trace's marker), and lines that are only a listed path
+(`src/errors/handler.py`), where an error word is a name, not a report.
+
+Every search is linear: candidates are found at C speed over the whole text (`str.find`, one
+multi-line regex) and only they are checked with the exact patterns.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from core.prune import pytraceback, stacks
+from core.prune.output import Output
+from core.prune.rules import (
+    CARET_RE,
+    COUNTS_RE,
+    LOCATION_RE,
+    LOG_RECORD_RE,
+    WARNING_RE,
+    indent,
+    lines_containing,
+)
+from core.prune.selection import HIDDEN, KEPT, PINNED, Selection
+from core.prune.words import COUNT_ALTERNATION, COUNT_UNITS, WARNING_WORDS
+
+# Hidden as frames by the stack layers: counted there, not re-pinned here.
+FRAME_REASONS = frozenset({stacks.LIBRARY_FRAMES, pytraceback.LIBRARY_FRAMES})
+CONTINUATION = 6  # indented lines under an error marker that belong to it
+HEADER_REACH = 20  # how far above an indented marker its block's header may be
+SUMMARY_TAIL = 20  # lines of counts count as the final summary this near the end
+MAX_LINE = 400  # a longer line is data, not a diagnostic someone wrote for a person
+
+# A location of any tool, found first over the whole text: `x.py:3`, `a.c(12)`, `File "`, `at t/a.t line 9`.
+_LOCATION_SCAN_RE = re.compile(r"\.[A-Za-z]\w{0,9}(?::\d|\(\d)|File \"| line \d")
+_PERL_LOCATION_RE = re.compile(r"\bat \S+ line \d+|^In \S.* line \d+:$")
+# A failing test or its details, runner by runner (the generic words catch `FAIL`, `failed`, `Error`).
+_TEST_FAILURE_RE = re.compile(
+    r"^\s*#?\s*(?:not ok \d+|[✗✕✖×●] \S)"  # TAP (prove, bats), jest/vitest/mocha
+    r"|^\s*#?\s*[-+]?\s*(?:[Ee]xpected|[Aa]ctual|[Rr]eceived|[Gg]ot|[Ww]ant(?:ed)?|[Ll]eft|[Rr]ight|[Oo]btained)\b\s*[:=]"
+    r"|expected:?\s*<.*> but was:?\s*<|<<< (?:FAILURE|ERROR)!"  # JUnit, maven surefire
+    r"|^\s*Dubious, test returned|^\s*Failed \d+/\d+ (?:subtests|test programs)|^Result: (?:FAIL|PASS)"  # prove
+    r"|^rspec \S+:\d+|^\s*Failure/Error:|^\s*\d+\) \S"  # rspec, mocha, minitest
+    r"|\*\*\*(?:Failed|Exception|Timeout)|^\s*\d+% tests passed|tests failed out of"  # ctest
+    r"|^test \S+ \.\.\. FAILED|^---- \S+ stdout ----"  # cargo
+    r"|^--- FAIL: |^FAIL\s+\S+\s"  # go test
+    r"|^\s*E\s{2,}\S|^_{3,} \S.* _{3,}$"  # pytest
+)
+_TEST_NEEDLES = ("not ok", "✗", "✕", "✖", "×", "●", "expected", "actual", "received", "got", "want", "left",
+                 "right", "obtained", "but was", "<<< ", "dubious", "subtests", "test programs", "result: ",
+                 "rspec ", "failure/error", ") ", "***", "% tests passed", "tests failed", "test ", "---- ",
+                 "--- fail", "fail", "e  ", "___")
+# A summary: counts of things (`3 failed, 12 passed`, `升级了 0 个软件包，新安装了 20 个软件包`),
+# `Files=1, Tests=3`, `Tests run: 5, Failures: 1`, `BUILD FAILURE`, `Ran 12 tests in 0.3s`.
+_SUMMARY_RE = re.compile(
+    r"\bFiles=\d+, Tests=\d+|\bRan \d+ tests? in |\bBUILD (?:SUCCESS|SUCCESSFUL|FAILURE|FAILED)\b"
+    r"|^Result: (?:FAIL|PASS)|\b\d+ upgraded, \d+ newly installed"
+    r"|(?:" + COUNT_ALTERNATION + r").*(?:" + COUNT_ALTERNATION + r")"
+)
+_SUMMARY_NEEDLES = ("files=", "ran ", "build ", ", ", " and ", "result: ", *COUNT_UNITS)
+# A listed entry that only names a file: a bare path, an `ls -l`/`tar -tv` row, a `dir` row.
+# A quoted source line (`17 |     ok, failed = run()`): its words are code, not a report.
+_CODE_FRAME_RE = re.compile(r"^\s*\d*\s*[|│┃]")
+_ENTRY_RE = re.compile(
+    r"^\s*(?:[A-Za-z]:)?[^\s:]*[/\\]\S*$"
+    r"|^[-dlcbps][rwxsStT-]{9}[.+@]?\s"
+    r"|^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}\s+\d{1,2}:\d{2}"
+)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The guarded lines of one output, by index."""
+
+    errors: frozenset[int]  # errors, failures and failing tests: their context is guarded too
+    markers: frozenset[int]  # every line that carries a diagnostic (the errors among them)
+    lines: frozenset[int]  # the markers and their attached context
+
+
+def find(out: Output, data: bool = False) -> Guard:
+    """The guarded lines; in `data` (a listing, a diff, a history) error words are content unless
+    the command failed."""
+    lines = out.lines
+    if data and not out.failed:
+        return Guard(frozenset(), frozenset(), frozenset())
+    errors = set(out.error_lines)
+    errors.update(_matching(out, _TEST_NEEDLES, _TEST_FAILURE_RE))
+    errors = {i for i in errors if len(lines[i]) <= MAX_LINE and not _ENTRY_RE.match(lines[i])
+              and not _CODE_FRAME_RE.match(lines[i])}
+    tail = len(lines) - SUMMARY_TAIL
+    markers = {i for i in _matching(out, _SUMMARY_NEEDLES, COUNTS_RE) if i >= tail}
+    markers.update(_matching(out, _SUMMARY_NEEDLES, _SUMMARY_RE))
+    if not errors:  # warnings among errors are the family's to count; alone, they are what the output says
+        markers.update(_matching(out, ("warn", *WARNING_WORDS), WARNING_RE))
+        markers.update(_locations(out))
+    markers = {i for i in markers if len(lines[i]) <= MAX_LINE and not _ENTRY_RE.match(lines[i])} | errors
+    guarded = set(markers)
+    for i in sorted(errors):
+        guarded.update(_attached(lines, i))
+    return Guard(frozenset(errors), frozenset(markers), frozenset(guarded))
+
+
+def protect(sel: Selection, guard: Guard) -> None:
+    """Pin every guarded line a family left out, except the frames a stack layer counted and the
+    repeats of a line that is shown already (the same words twice tell nothing more)."""
+    level, reasons, lines = sel.level, sel.reasons, sel.lines
+    shown = {lines[i] for i in guard.lines if level[i] in (KEPT, PINNED)}
+    for i in sorted(guard.lines):
+        if level[i] in (KEPT, PINNED) or lines[i] in shown:
+            continue
+        if level[i] == HIDDEN and reasons[i] in FRAME_REASONS:
+            continue
+        level[i] = PINNED
+        shown.add(lines[i])
+
+
+def missing(lines: list[str], markers: frozenset[int], shown: list[str]) -> int:
+    """How many marker lines are not in `shown` (the budget cut them), counted by distinct text."""
+    return len({lines[i] for i in markers} - set(shown))
+
+
+def _matching(out: Output, needles: tuple[str, ...], pattern: re.Pattern[str]) -> list[int]:
+    lines = out.lines
+    return [i for i in lines_containing(out.lower, out.starts, needles) if pattern.search(lines[i])]
+
+
+def _locations(out: Output) -> set[int]:
+    lines, starts = out.lines, out.starts
+    found: set[int] = set()
+    last = -1
+    for m in _LOCATION_SCAN_RE.finditer(out.text):
+        i = bisect_right(starts, m.start()) - 1
+        if i == last:
+            continue
+        last = i
+        line = lines[i]
+        if (LOCATION_RE.search(line) or _PERL_LOCATION_RE.search(line)) and not LOG_RECORD_RE.match(line):
+            found.add(i)
+    return found
+
+
+def _attached(lines: list[str], i: int) -> list[int]:
+    """The lines that belong to error marker `i`: indented continuation below, its block's header above."""
+    attached: list[int] = []
+    depth = indent(lines[i])
+    comment = lines[i].lstrip().startswith("#")  # TAP: a failure's details are the comments under it
+    for j in range(i + 1, min(i + 1 + CONTINUATION, len(lines))):
+        line = lines[j]
+        if not line.strip() or not (indent(line) > depth or CARET_RE.match(line) or (
+                comment and line.lstrip().startswith("#"))):
+            break
+        attached.append(j)
+    if depth:
+        for j in range(i - 1, max(i - 1 - HEADER_REACH, -1), -1):
+            line = lines[j]
+            if line.strip() and indent(line) < depth:
+                if len(line) <= MAX_LINE:
+                    attached.append(j)
+                break
+    return attached
