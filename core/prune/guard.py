@@ -13,8 +13,9 @@ pinned, and only the budget cut may hide them (the stamp then says how many it c
   a compiler error, javac's `symbol:`/`location:`, an assertion's details) and the header of the
   block an indented marker sits in.
 
-What the guard leaves to other layers: frames of a stack trace that the stack layers hid as library
-frames (they are counted in the trace's marker), and lines that are only a listed path
+What the guard leaves to other layers: quoted code, where an error word is an identifier (library
+frames of a stack trace, the carets under a frame's source, the source lines a linter or test runner
+quotes; each counted where it is hidden), and lines that are only a listed path
 (`src/errors/handler.py`), where an error word is a name, not a report.
 
 Every search is linear: candidates are found at C speed over the whole text (`str.find`, one
@@ -27,7 +28,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from core.prune import pytraceback, stacks
+from core.prune import diagnostics, pytraceback, stacks
+from core.prune.families import py_pytest
 from core.prune.output import Output
 from core.prune.rules import (
     CARET_RE,
@@ -36,13 +38,16 @@ from core.prune.rules import (
     LOG_RECORD_RE,
     WARNING_RE,
     indent,
+    is_error_line,
     lines_containing,
 )
 from core.prune.selection import HIDDEN, KEPT, PINNED, Selection
 from core.prune.words import COUNT_ALTERNATION, COUNT_UNITS, WARNING_WORDS
 
-# Hidden as frames by the stack layers: counted there, not re-pinned here.
-FRAME_REASONS = frozenset({stacks.LIBRARY_FRAMES, pytraceback.LIBRARY_FRAMES})
+# Hidden as quoted code, not report: library frames and the carets under a frame's source (the stack
+# layers), the source a test runner or linter quotes around a finding. Counted where they are hidden.
+CODE_REASONS = frozenset({stacks.LIBRARY_FRAMES, pytraceback.LIBRARY_FRAMES, pytraceback.CARETS,
+                          diagnostics.FRAME_LINES, py_pytest.SOURCE})
 CONTINUATION = 6  # indented lines under an error marker that belong to it
 HEADER_REACH = 20  # how far above an indented marker its block's header may be
 SUMMARY_TAIL = 20  # lines of counts count as the final summary this near the end
@@ -61,12 +66,12 @@ _TEST_FAILURE_RE = re.compile(
     r"|\*\*\*(?:Failed|Exception|Timeout)|^\s*\d+% tests passed|tests failed out of"  # ctest
     r"|^test \S+ \.\.\. FAILED|^---- \S+ stdout ----"  # cargo
     r"|^--- FAIL: |^FAIL\s+\S+\s"  # go test
-    r"|^\s*E\s{2,}\S|^_{3,} \S.* _{3,}$"  # pytest
+    r"|^_{3,} \S.* _{3,}$"  # pytest
 )
 _TEST_NEEDLES = ("not ok", "✗", "✕", "✖", "×", "●", "expected", "actual", "received", "got", "want", "left",
                  "right", "obtained", "but was", "<<< ", "dubious", "subtests", "test programs", "result: ",
                  "rspec ", "failure/error", ") ", "***", "% tests passed", "tests failed", "test ", "---- ",
-                 "--- fail", "fail", "e  ", "___")
+                 "--- fail", "fail", "___")
 # A summary: counts of things (`3 failed, 12 passed`, `升级了 0 个软件包，新安装了 20 个软件包`),
 # `Files=1, Tests=3`, `Tests run: 5, Failures: 1`, `BUILD FAILURE`, `Ran 12 tests in 0.3s`.
 _SUMMARY_RE = re.compile(
@@ -76,8 +81,18 @@ _SUMMARY_RE = re.compile(
 )
 _SUMMARY_NEEDLES = ("files=", "ran ", "build ", ", ", " and ", "result: ", *COUNT_UNITS)
 # A listed entry that only names a file: a bare path, an `ls -l`/`tar -tv` row, a `dir` row.
+# Error words that report nothing: a function or variable name (`warnOrThrowProtectedError`, `onError`;
+# code, unlike a class name), and a test that failed as expected (`XFAIL`, `... expected failure`).
+_NOT_REPORTS_RE = re.compile(r"\b[a-z][a-z0-9]*[A-Z]\w*?(?:Error|Exception|Failure)\b(?!:)"
+                             r"|\bexpected failures?\b|\bXFAIL(?:ED)?\b|\bxfail(?:ed)?\b")
+# A note under a diagnostic (`a.h:9:5: note:   substitution failed:`): the family's to shorten.
+_NOTE_RE = re.compile(r":\d+(?::\d+)?: note: ")
+# A test's row in a runner's progress (`tests/a.py::test_x FAILED [ 46%]`, `test_x (m.T.test_x) ... ERROR`):
+# covered where the same test id is shown with its failure.
+_OUTCOME_ROW_RE = re.compile(
+    r"^(\S+(?: \([^)]*\))?)(?: \.\.\.)? (?:FAILED|ERROR|FAIL|XPASS)\s*(?:\[\s*\d+%\])?$")
 # A quoted source line (`17 |     ok, failed = run()`): its words are code, not a report.
-_CODE_FRAME_RE = re.compile(r"^\s*\d*\s*[|│┃]")
+_CODE_FRAME_RE = re.compile(r"^\s*\d*\s*[|│┃]|^\s*\d+ [+-]\s|^\s+[+-]\s{4,}")
 _ENTRY_RE = re.compile(
     r"^\s*(?:[A-Za-z]:)?[^\s:]*[/\\]\S*$"
     r"|^[-dlcbps][rwxsStT-]{9}[.+@]?\s"
@@ -103,7 +118,7 @@ def find(out: Output, data: bool = False) -> Guard:
     errors = set(out.error_lines)
     errors.update(_matching(out, _TEST_NEEDLES, _TEST_FAILURE_RE))
     errors = {i for i in errors if len(lines[i]) <= MAX_LINE and not _ENTRY_RE.match(lines[i])
-              and not _CODE_FRAME_RE.match(lines[i])}
+              and not _CODE_FRAME_RE.match(lines[i]) and not _NOTE_RE.search(lines[i]) and not _reports_nothing(lines[i])}
     tail = len(lines) - SUMMARY_TAIL
     markers = {i for i in _matching(out, _SUMMARY_NEEDLES, COUNTS_RE) if i >= tail}
     markers.update(_matching(out, _SUMMARY_NEEDLES, _SUMMARY_RE))
@@ -122,18 +137,34 @@ def protect(sel: Selection, guard: Guard) -> None:
     repeats of a line that is shown already (the same words twice tell nothing more)."""
     level, reasons, lines = sel.level, sel.reasons, sel.lines
     shown = {lines[i] for i in guard.lines if level[i] in (KEPT, PINNED)}
+    rows = []
     for i in sorted(guard.lines):
         if level[i] in (KEPT, PINNED) or lines[i] in shown:
             continue
-        if level[i] == HIDDEN and reasons[i] in FRAME_REASONS:
+        if level[i] == HIDDEN and reasons[i] in CODE_REASONS:
+            continue
+        row = _OUTCOME_ROW_RE.match(lines[i])
+        if row:
+            rows.append((i, row.group(1)))
             continue
         level[i] = PINNED
         shown.add(lines[i])
+    if rows:
+        text = "\n".join(line for line, lv in zip(lines, level) if lv in (KEPT, PINNED))
+        for i, test_id in rows:
+            if test_id not in text:
+                level[i] = PINNED
 
 
 def missing(lines: list[str], markers: frozenset[int], shown: list[str]) -> int:
     """How many marker lines are not in `shown` (the budget cut them), counted by distinct text."""
     return len({lines[i] for i in markers} - set(shown))
+
+
+def _reports_nothing(line: str) -> bool:
+    """Whether the line's only error words are names in code or expected failures."""
+    return _NOT_REPORTS_RE.search(line) is not None and not is_error_line(_NOT_REPORTS_RE.sub("", line)) and not (
+        _TEST_FAILURE_RE.search(line))
 
 
 def _matching(out: Output, needles: tuple[str, ...], pattern: re.Pattern[str]) -> list[int]:
@@ -157,21 +188,24 @@ def _locations(out: Output) -> set[int]:
 
 
 def _attached(lines: list[str], i: int) -> list[int]:
-    """The lines that belong to error marker `i`: indented continuation below, its block's header above."""
+    """The lines that belong to error marker `i`: under a located diagnostic (or one that ends in a
+    colon), its indented continuation; above an indented marker, its block's header (`…:`)."""
     attached: list[int] = []
-    depth = indent(lines[i])
-    comment = lines[i].lstrip().startswith("#")  # TAP: a failure's details are the comments under it
-    for j in range(i + 1, min(i + 1 + CONTINUATION, len(lines))):
-        line = lines[j]
-        if not line.strip() or not (indent(line) > depth or CARET_RE.match(line) or (
-                comment and line.lstrip().startswith("#"))):
-            break
-        attached.append(j)
+    marker = lines[i]
+    depth = indent(marker)
+    comment = marker.lstrip().startswith("#")  # TAP: a failure's details are the comments under it
+    if comment or marker.rstrip().endswith((":", "：")) or LOCATION_RE.search(marker):
+        for j in range(i + 1, min(i + 1 + CONTINUATION, len(lines))):
+            line = lines[j]
+            if not line.strip() or not (indent(line) > depth or CARET_RE.match(line) or (
+                    comment and line.lstrip().startswith("#"))):
+                break
+            attached.append(j)
     if depth:
         for j in range(i - 1, max(i - 1 - HEADER_REACH, -1), -1):
             line = lines[j]
             if line.strip() and indent(line) < depth:
-                if len(line) <= MAX_LINE:
+                if len(line) <= MAX_LINE and line.rstrip().endswith((":", "：")):
                     attached.append(j)
                 break
     return attached
