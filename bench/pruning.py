@@ -37,6 +37,7 @@ from core.prune import families as registry  # noqa: E402
 from core.prune import prune  # noqa: E402
 from core.prune.clean import ANSI_RE, decode  # noqa: E402
 from core.prune.rules import is_error_line  # noqa: E402
+from core.prune.stacks import is_frame  # noqa: E402
 
 BASELINES = ("clip4000", "headtail")
 OUR_CASES = ROOT / "tests" / "corpus" / "prune" / "cases"
@@ -142,13 +143,15 @@ def _recall(case: Path, pruned: str) -> bool:
 
 
 def _errors_lost(case: Path, pruned: str) -> bool:
-    """Whether an error or failure line of the output is missing from a result the budget did not cut."""
+    """Whether an error or failure line of the output (not a stack frame: a path may hold `panic.go`)
+    is missing from a result the budget did not cut."""
     head = pruned.split("\n", 2)
     if len(head) > 1 and "-char budget" in head[1]:
         return False
     text = decode((case / "output.txt").read_bytes())
-    lines = [ANSI_RE.sub("", line).strip() for line in text.split("\n")]
-    return any(line and is_error_line(line) and line not in pruned for line in lines)
+    lines = [ANSI_RE.sub("", line) for line in text.split("\n")]
+    return any(line.strip() and is_error_line(line) and not is_frame(line) and line.strip() not in pruned
+               for line in lines)
 
 
 def ablation(cases: list[Path]) -> str:

@@ -67,24 +67,37 @@ _TEST_FAILURE_RE = re.compile(
     r"|^test \S+ \.\.\. FAILED|^---- \S+ stdout ----"  # cargo
     r"|^--- FAIL: |^FAIL\s+\S+\s"  # go test
     r"|^_{3,} \S.* _{3,}$"  # pytest
+    # memory checkers (valgrind, the sanitizers): what went wrong, and where the address is
+    r"|\bInvalid (?:read|write|free)\b|\bis located \d+ bytes (?:to the (?:left|right) of|inside of)"
+    r"|\bAddress 0x[0-9a-f]+ is \d+ bytes (?:after|before|inside) a block|\b(?:definitely|indirectly) lost in"
+    r"|\bConditional jump or move depends|\bUse of uninitialised value|\bMismatched free|\bSyscall param"
 )
 _TEST_NEEDLES = ("not ok", "✗", "✕", "✖", "×", "●", "expected", "actual", "received", "got", "want", "left",
                  "right", "obtained", "but was", "<<< ", "dubious", "subtests", "test programs", "result: ",
                  "rspec ", "failure/error", ") ", "***", "% tests passed", "tests failed", "test ", "---- ",
-                 "--- fail", "fail", "___")
+                 "--- fail", "fail", "___", "invalid ", "is located", " is ", " lost in",
+                 "conditional jump", "uninitialised", "mismatched free", "syscall param")
 # A summary: counts of things (`3 failed, 12 passed`, `升级了 0 个软件包，新安装了 20 个软件包`),
 # `Files=1, Tests=3`, `Tests run: 5, Failures: 1`, `BUILD FAILURE`, `Ran 12 tests in 0.3s`.
 _SUMMARY_RE = re.compile(
     r"\bFiles=\d+, Tests=\d+|\bRan \d+ tests? in |\bBUILD (?:SUCCESS|SUCCESSFUL|FAILURE|FAILED)\b"
     r"|^Result: (?:FAIL|PASS)|\b\d+ upgraded, \d+ newly installed"
+    r"|^(?:ok|FAIL)\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))"  # go: a package's result
     r"|(?:" + COUNT_ALTERNATION + r").*(?:" + COUNT_ALTERNATION + r")"
 )
-_SUMMARY_NEEDLES = ("files=", "ran ", "build ", ", ", " and ", "result: ", *COUNT_UNITS)
+_SUMMARY_NEEDLES = ("files=", "ran ", "build ", ", ", " and ", "result: ", "ok ", "ok\t", "fail ", "fail\t",
+                    *COUNT_UNITS)
 # A listed entry that only names a file: a bare path, an `ls -l`/`tar -tv` row, a `dir` row.
-# Error words that report nothing: a function or variable name (`warnOrThrowProtectedError`, `onError`;
-# code, unlike a class name), and a test that failed as expected (`XFAIL`, `... expected failure`).
-_NOT_REPORTS_RE = re.compile(r"\b[a-z][a-z0-9]*[A-Z]\w*?(?:Error|Exception|Failure)\b(?!:)"
-                             r"|\bexpected failures?\b|\bXFAIL(?:ED)?\b|\bxfail(?:ed)?\b")
+# A function or variable name (`warnOrThrowProtectedError`, `onError`): code, unlike a class name.
+_NOT_REPORTS_RE = re.compile(r"\b[a-z][a-z0-9]*[A-Z]\w*?(?:Error|Exception|Failure)\b(?!:)")
+# Lines whose error words report nothing, whatever they say: a test that failed as expected, a record
+# of a level below warnings (`npm verbose …`, `DEBUG …`, webpack's `<t>` timings and `<i>` info), and
+# a statement of quoted source (`    raise ConfigError(…)`, `    except KeyError:`).
+_QUIET_LINE_RE = re.compile(
+    r"\bexpected failures?\b|^XFAIL\b|\bxfail(?:ed)?\b"
+    r"|^(?:npm|pnpm|yarn) (?:verbose|silly|timing|http|info)\b|^\s*\[?(?:DEBUG|TRACE|VERBOSE|debug|trace|verbose)\b"
+    r"|^<[tid]> |^\s+(?:raise|except|throw|catch|rescue)\b"
+)
 # A note under a diagnostic (`a.h:9:5: note:   substitution failed:`): the family's to shorten.
 _NOTE_RE = re.compile(r":\d+(?::\d+)?: note: ")
 # A test's row in a runner's progress (`tests/a.py::test_x FAILED [ 46%]`, `test_x (m.T.test_x) ... ERROR`):
@@ -162,9 +175,12 @@ def missing(lines: list[str], markers: frozenset[int], shown: list[str]) -> int:
 
 
 def _reports_nothing(line: str) -> bool:
-    """Whether the line's only error words are names in code or expected failures."""
-    return _NOT_REPORTS_RE.search(line) is not None and not is_error_line(_NOT_REPORTS_RE.sub("", line)) and not (
-        _TEST_FAILURE_RE.search(line))
+    """Whether the line's error words are names in code, or the line is one of the quiet kinds."""
+    if _TEST_FAILURE_RE.search(line):
+        return False
+    if _QUIET_LINE_RE.search(line):
+        return True
+    return _NOT_REPORTS_RE.search(line) is not None and not is_error_line(_NOT_REPORTS_RE.sub("", line))
 
 
 def _matching(out: Output, needles: tuple[str, ...], pattern: re.Pattern[str]) -> list[int]:

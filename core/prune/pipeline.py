@@ -77,8 +77,8 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
             stacks.apply(sel, out, force=True)
         fold_similar(sel)
         sel.tidy_blanks()
-        glued.join_levels(sel)
         guard.protect(sel, guarded)
+        glued.join_levels(sel)
         fitted = fit(sel, out, room, family.errors_first, guarded)
     hidden.update(fitted.hidden)
     cut_markers = guard.missing(out.lines, guarded.markers, fitted.lines) if fitted.cut else 0
