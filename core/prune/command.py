@@ -111,7 +111,7 @@ def _visible(raw: str, depth: int) -> tuple[tuple[str, ...], ...]:
 def _silent(argv: tuple[str, ...]) -> bool:
     program = argv[0]
     if program in _SILENT_WITH_ARGS:
-        return program == "set" and len(argv) > 1 or argv[1:2] == ("off",)
+        return (program == "set" and len(argv) > 1) or argv[1:2] == ("off",)
     return program in _SILENT or bool(_ASSIGNMENT_RE.match(program))
 
 
@@ -247,9 +247,8 @@ def _unwrap(argv: list[str]) -> tuple[str, ...]:
                 if prog in ("conda", "mamba") and rest:
                     rest.pop(0)  # -n ENV
             args = rest
-        elif prog == "pipx" and rest[:1] == ["run"]:
-            args = rest[1:]
-        elif (prog.startswith("python") or prog == "py") and rest[:1] == ["-m"] and len(rest) > 1:
+        elif (prog == "pipx" and rest[:1] == ["run"]) or (
+                (prog.startswith("python") or prog == "py") and rest[:1] == ["-m"] and len(rest) > 1):
             args = rest[1:]
         else:
             return (prog, *rest)

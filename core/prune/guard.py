@@ -5,10 +5,10 @@ cost the line the developer needed. So after every family, whatever it decided, 
 pinned, and only the budget cut may hide them (the stamp then says how many it cut):
 
 - markers: error, failure, fatal, exception, panic and assertion words, in English and in each
-  language of `words.py`; a failing test of any runner; a summary or count line; and, in an output
-  that reports no error, warning words and `path:line[:col]`, `File "…", line N` or
-  `at path line N` locations (among errors, warnings are what the family counts and shortens:
-  what the developer needs first is the errors);
+  language of `words.py`; a failing test of any runner; a summary or count line; and, in a failed
+  output that reports no error, warning words and findings at a `path:line[:col]`, `File "…", line N`
+  or `at path line N` location (then they are why it failed: a linter's findings). Among errors, and
+  after a success, warnings are what the family counts and shortens;
 - the context attached to an error marker: the indented lines under it (the source line and caret of
   a compiler error, javac's `symbol:`/`location:`, an assertion's details) and the header of the
   block an indented marker sits in.
@@ -18,8 +18,8 @@ frames of a stack trace, the carets under a frame's source, the source lines a l
 quotes; each counted where it is hidden), and lines that are only a listed path
 (`src/errors/handler.py`), where an error word is a name, not a report.
 
-Every search is linear: candidates are found at C speed over the whole text (`str.find`, one
-multi-line regex) and only they are checked with the exact patterns.
+Every search is linear: each pattern runs once over the whole text in RE2 (whose time is linear in
+the text), and only the lines it finds are checked further.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+
+import re2
 
 from core.prune import diagnostics, pytraceback, stacks
 from core.prune.families import py_pytest
@@ -39,15 +41,21 @@ from core.prune.rules import (
     WARNING_RE,
     indent,
     is_error_line,
-    lines_containing,
 )
 from core.prune.selection import HIDDEN, KEPT, PINNED, Selection
-from core.prune.words import COUNT_ALTERNATION, COUNT_UNITS, WARNING_WORDS
+from core.prune.words import COUNT_ALTERNATION
 
 # Hidden as quoted code, not report: library frames and the carets under a frame's source (the stack
 # layers), the source a test runner or linter quotes around a finding. Counted where they are hidden.
-CODE_REASONS = frozenset({stacks.LIBRARY_FRAMES, pytraceback.LIBRARY_FRAMES, pytraceback.CARETS,
-                          diagnostics.FRAME_LINES, py_pytest.SOURCE})
+CODE_REASONS = frozenset(
+    {
+        stacks.LIBRARY_FRAMES,
+        pytraceback.LIBRARY_FRAMES,
+        pytraceback.CARETS,
+        diagnostics.FRAME_LINES,
+        py_pytest.SOURCE,
+    }
+)
 CONTINUATION = 6  # indented lines under an error marker that belong to it
 HEADER_REACH = 20  # how far above an indented marker its block's header may be
 SUMMARY_TAIL = 20  # lines of counts count as the final summary this near the end
@@ -72,11 +80,6 @@ _TEST_FAILURE_RE = re.compile(
     r"|\bAddress 0x[0-9a-f]+ is \d+ bytes (?:after|before|inside) a block|\b(?:definitely|indirectly) lost in"
     r"|\bConditional jump or move depends|\bUse of uninitialised value|\bMismatched free|\bSyscall param"
 )
-_TEST_NEEDLES = ("not ok", "✗", "✕", "✖", "×", "●", "expected", "actual", "received", "got", "want", "left",
-                 "right", "obtained", "but was", "<<< ", "dubious", "subtests", "test programs", "result: ",
-                 "rspec ", "failure/error", ") ", "***", "% tests passed", "tests failed", "test ", "---- ",
-                 "--- fail", "fail", "___", "invalid ", "is located", " is ", " lost in",
-                 "conditional jump", "uninitialised", "mismatched free", "syscall param")
 # A summary: counts of things (`3 failed, 12 passed`, `升级了 0 个软件包，新安装了 20 个软件包`),
 # `Files=1, Tests=3`, `Tests run: 5, Failures: 1`, `BUILD FAILURE`, `Ran 12 tests in 0.3s`.
 _SUMMARY_RE = re.compile(
@@ -85,32 +88,38 @@ _SUMMARY_RE = re.compile(
     r"|^(?:ok|FAIL)\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))"  # go: a package's result
     r"|(?:" + COUNT_ALTERNATION + r").*(?:" + COUNT_ALTERNATION + r")"
 )
-_SUMMARY_NEEDLES = ("files=", "ran ", "build ", ", ", " and ", "result: ", "ok ", "ok\t", "fail ", "fail\t",
-                    *COUNT_UNITS)
-# A listed entry that only names a file: a bare path, an `ls -l`/`tar -tv` row, a `dir` row.
 # A function or variable name (`warnOrThrowProtectedError`, `onError`): code, unlike a class name.
 _NOT_REPORTS_RE = re.compile(r"\b[a-z][a-z0-9]*[A-Z]\w*?(?:Error|Exception|Failure)\b(?!:)")
 # Lines whose error words report nothing, whatever they say: a test that failed as expected, a record
 # of a level below warnings (`npm verbose …`, `DEBUG …`, webpack's `<t>` timings and `<i>` info), and
 # a statement of quoted source (`    raise ConfigError(…)`, `    except KeyError:`).
-_QUIET_LINE_RE = re.compile(
-    r"\bexpected failures?\b|^XFAIL\b|\bxfail(?:ed)?\b"
-    r"|^(?:npm|pnpm|yarn) (?:verbose|silly|timing|http|info)\b|^\s*\[?(?:DEBUG|TRACE|VERBOSE|debug|trace|verbose)\b"
-    r"|^<[tid]> |^\s+(?:raise|except|throw|catch|rescue)\b"
+_QUIET_START_RE = re.compile(
+    r"XFAIL\b|(?:npm|pnpm|yarn) (?:verbose|silly|timing|http|info)\b|\s*\[?(?:DEBUG|TRACE|VERBOSE|debug|trace|verbose)\b"
+    r"|<[tid]> |\s+(?:raise|except|throw|catch|rescue)\b"
 )
+_QUIET_WORDS = ("expected failure", "xfail")
 # A note under a diagnostic (`a.h:9:5: note:   substitution failed:`): the family's to shorten.
 _NOTE_RE = re.compile(r":\d+(?::\d+)?: note: ")
 # A test's row in a runner's progress (`tests/a.py::test_x FAILED [ 46%]`, `test_x (m.T.test_x) ... ERROR`):
 # covered where the same test id is shown with its failure.
 _OUTCOME_ROW_RE = re.compile(
-    r"^(\S+(?: \([^)]*\))?)(?: \.\.\.)? (?:FAILED|ERROR|FAIL|XPASS)\s*(?:\[\s*\d+%\])?$")
+    r"^(\S+(?: \([^)]*\))?)(?: \.\.\.)? (?:FAILED|ERROR|FAIL|XPASS)\s*(?:\[\s*\d+%\])?$"
+)
 # A quoted source line (`17 |     ok, failed = run()`): its words are code, not a report.
 _CODE_FRAME_RE = re.compile(r"^\s*\d*\s*[|│┃]|^\s*\d+ [+-]\s|^\s+[+-]\s{4,}")
-_ENTRY_RE = re.compile(
-    r"^\s*(?:[A-Za-z]:)?[^\s:]*[/\\]\S*$"
-    r"|^[-dlcbps][rwxsStT-]{9}[.+@]?\s"
-    r"|^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}\s+\d{1,2}:\d{2}"
-)
+# A listing's row: `ls -l`/`tar -tv`, `dir`.
+_ROW_RE = re.compile(r"[-dlcbps][rwxsStT-]{9}[.+@]?\s|\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}\s+\d{1,2}:\d{2}")
+
+
+def _whole_text(pattern: re.Pattern[str]) -> re2._Regexp:
+    """`pattern` for RE2 over the whole text: `^` and `$` at each line, `\\s` not across lines."""
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile("(?m)" + pattern.pattern.replace(r"\s", r"[ \t]"), options)
+
+
+_REPORT_SCAN = _whole_text(re.compile(f"{_TEST_FAILURE_RE.pattern}|{_SUMMARY_RE.pattern}"))
+_WARNING_SCAN = _whole_text(WARNING_RE)
 
 
 @dataclass(frozen=True)
@@ -128,17 +137,25 @@ def find(out: Output, data: bool = False) -> Guard:
     lines = out.lines
     if data and not out.failed:
         return Guard(frozenset(), frozenset(), frozenset())
+    candidates = _matching(out, _REPORT_SCAN)  # one pass for failing tests and summaries, then each line sorted
     errors = set(out.error_lines)
-    errors.update(_matching(out, _TEST_NEEDLES, _TEST_FAILURE_RE))
-    errors = {i for i in errors if len(lines[i]) <= MAX_LINE and not _ENTRY_RE.match(lines[i])
-              and not _CODE_FRAME_RE.match(lines[i]) and not _NOTE_RE.search(lines[i]) and not _reports_nothing(lines[i])}
+    errors.update(i for i in candidates if _TEST_FAILURE_RE.search(lines[i]))
+    errors = {
+        i
+        for i in errors
+        if len(lines[i]) <= MAX_LINE
+        and not _is_entry(lines[i])
+        and not _CODE_FRAME_RE.match(lines[i])
+        and not _NOTE_RE.search(lines[i])
+        and not _reports_nothing(lines[i])
+    }
     tail = len(lines) - SUMMARY_TAIL
-    markers = {i for i in _matching(out, _SUMMARY_NEEDLES, COUNTS_RE) if i >= tail}
-    markers.update(_matching(out, _SUMMARY_NEEDLES, _SUMMARY_RE))
-    if not errors:  # warnings among errors are the family's to count; alone, they are what the output says
-        markers.update(_matching(out, ("warn", *WARNING_WORDS), WARNING_RE))
+    markers = {i for i in range(max(tail, 0), len(lines)) if COUNTS_RE.search(lines[i])}
+    markers.update(i for i in candidates if _SUMMARY_RE.search(lines[i]))
+    if not errors and out.failed:  # warnings among errors, or after a success, are the family's to count
+        markers.update(_matching(out, _WARNING_SCAN))
         markers.update(_locations(out))
-    markers = {i for i in markers if len(lines[i]) <= MAX_LINE and not _ENTRY_RE.match(lines[i])} | errors
+    markers = {i for i in markers if len(lines[i]) <= MAX_LINE and not _is_entry(lines[i])} | errors
     guarded = set(markers)
     for i in sorted(errors):
         guarded.update(_attached(lines, i))
@@ -163,7 +180,7 @@ def protect(sel: Selection, guard: Guard) -> None:
         level[i] = PINNED
         shown.add(lines[i])
     if rows:
-        text = "\n".join(line for line, lv in zip(lines, level) if lv in (KEPT, PINNED))
+        text = "\n".join(line for line, lv in zip(lines, level, strict=True) if lv in (KEPT, PINNED))
         for i, test_id in rows:
             if test_id not in text:
                 level[i] = PINNED
@@ -176,16 +193,37 @@ def missing(lines: list[str], markers: frozenset[int], shown: list[str]) -> int:
 
 def _reports_nothing(line: str) -> bool:
     """Whether the line's error words are names in code, or the line is one of the quiet kinds."""
-    if _TEST_FAILURE_RE.search(line):
-        return False
-    if _QUIET_LINE_RE.search(line):
+    lower = line.lower()
+    quiet = (
+        _QUIET_START_RE.match(line) is not None
+        or any(w in lower for w in _QUIET_WORDS)
+        or (_NOT_REPORTS_RE.search(line) is not None and not is_error_line(_NOT_REPORTS_RE.sub("", line)))
+    )
+    return quiet and not _TEST_FAILURE_RE.search(line)
+
+
+def _is_entry(line: str) -> bool:
+    """A listed entry that only names a file: a bare path, an `ls -l`/`tar -tv` row, a `dir` row."""
+    bare = line.strip()
+    if (
+        bare
+        and " " not in bare
+        and "\t" not in bare
+        and ("/" in bare or "\\" in bare)
+        and ":" not in bare[2:]
+    ):
         return True
-    return _NOT_REPORTS_RE.search(line) is not None and not is_error_line(_NOT_REPORTS_RE.sub("", line))
+    return _ROW_RE.match(line) is not None
 
 
-def _matching(out: Output, needles: tuple[str, ...], pattern: re.Pattern[str]) -> list[int]:
-    lines = out.lines
-    return [i for i in lines_containing(out.lower, out.starts, needles) if pattern.search(lines[i])]
+def _matching(out: Output, pattern: re2._Regexp) -> list[int]:
+    """The lines `pattern` matches in, in order."""
+    starts, found = out.starts, []
+    for m in pattern.finditer(out.text):
+        i = bisect_right(starts, m.start()) - 1
+        if not found or found[-1] != i:
+            found.append(i)
+    return found
 
 
 def _locations(out: Output) -> set[int]:
@@ -198,7 +236,19 @@ def _locations(out: Output) -> set[int]:
             continue
         last = i
         line = lines[i]
-        if (LOCATION_RE.search(line) or _PERL_LOCATION_RE.search(line)) and not LOG_RECORD_RE.match(line):
+        if LOG_RECORD_RE.match(line):
+            continue
+        if _PERL_LOCATION_RE.search(line):
+            found.add(i)
+            continue
+        at = LOCATION_RE.search(
+            line
+        )  # `path:3:1: message`, or a severity or code after it; not `app.py:45 started`
+        if at and (
+            at.group().startswith("File")
+            or line[at.end() : at.end() + 2] == ": "
+            or diagnostics.level_of(line[at.end() :].lstrip(" :-")) is not None
+        ):
             found.add(i)
     return found
 
@@ -213,8 +263,9 @@ def _attached(lines: list[str], i: int) -> list[int]:
     if comment or marker.rstrip().endswith((":", "：")) or LOCATION_RE.search(marker):
         for j in range(i + 1, min(i + 1 + CONTINUATION, len(lines))):
             line = lines[j]
-            if not line.strip() or not (indent(line) > depth or CARET_RE.match(line) or (
-                    comment and line.lstrip().startswith("#"))):
+            if not line.strip() or not (
+                indent(line) > depth or CARET_RE.match(line) or (comment and line.lstrip().startswith("#"))
+            ):
                 break
             attached.append(j)
     if depth:
