@@ -13,10 +13,12 @@ pinned, and only the budget cut may hide them (the stamp then says how many it c
   a compiler error, javac's `symbol:`/`location:`, an assertion's details) and the header of the
   block an indented marker sits in.
 
-What the guard leaves to other layers: quoted code, where an error word is an identifier (library
-frames of a stack trace, the carets under a frame's source, the source lines a linter or test runner
-quotes; each counted where it is hidden), and lines that are only a listed path
-(`src/errors/handler.py`), where an error word is a name, not a report.
+What the guard leaves to other layers, because it reports nothing: quoted code, where an error word
+is an identifier (library frames of a stack trace, the carets under a frame's source, the source
+lines a linter or test runner quotes, names such as `onError`; each counted where it is hidden),
+records below the warning level (`npm verbose`, `DEBUG`), expected failures, lines that are only a
+listed path (`src/errors/handler.py`), a note under a diagnostic, and a repeat of a line already
+shown. In a listing, a diff or a history that succeeded, error words are content, not reports.
 
 Every search is linear: each pattern runs once over the whole text in RE2 (whose time is linear in
 the text), and only the lines it finds are checked further.
@@ -137,7 +139,8 @@ def find(out: Output, data: bool = False) -> Guard:
     lines = out.lines
     if data and not out.failed:
         return Guard(frozenset(), frozenset(), frozenset())
-    candidates = _matching(out, _REPORT_SCAN)  # one pass for failing tests and summaries, then each line sorted
+    # One pass finds failing tests and summaries alike; each line found is then sorted.
+    candidates = _matching(out, _REPORT_SCAN)
     errors = set(out.error_lines)
     errors.update(i for i in candidates if _TEST_FAILURE_RE.search(lines[i]))
     errors = {
@@ -188,7 +191,11 @@ def protect(sel: Selection, guard: Guard) -> None:
 
 def missing(lines: list[str], markers: frozenset[int], shown: list[str]) -> int:
     """How many marker lines are not in `shown` (the budget cut them), counted by distinct text."""
-    return len({lines[i] for i in markers} - set(shown))
+    absent = {lines[i] for i in markers} - set(shown)
+    if not absent:
+        return 0
+    text = "\n".join(shown)  # a line glued back onto the one before it is shown inside that line
+    return sum(1 for line in absent if line not in text)
 
 
 def _reports_nothing(line: str) -> bool:
