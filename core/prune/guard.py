@@ -92,14 +92,15 @@ _SUMMARY_RE = re.compile(
 )
 # A function or variable name (`warnOrThrowProtectedError`, `onError`): code, unlike a class name.
 _NOT_REPORTS_RE = re.compile(r"\b[a-z][a-z0-9]*[A-Z]\w*?(?:Error|Exception|Failure)\b(?!:)")
-# Lines whose error words report nothing, whatever they say: a test that failed as expected, a record
-# of a level below warnings (`npm verbose …`, `DEBUG …`, webpack's `<t>` timings and `<i>` info), and
-# a statement of quoted source (`    raise ConfigError(…)`, `    except KeyError:`).
+# Lines whose error words report nothing, whatever they say: a record of a level below warnings
+# (`npm verbose …`, `DEBUG …`, webpack's `<t>` timings and `<i>` info), an expected failure (`XFAIL`),
+# and a statement of quoted source (`    raise ConfigError(…)`, `    except KeyError:`).
 _QUIET_START_RE = re.compile(
     r"XFAIL\b|(?:npm|pnpm|yarn) (?:verbose|silly|timing|http|info)\b|\s*\[?(?:DEBUG|TRACE|VERBOSE|debug|trace|verbose)\b"
     r"|<[tid]> |\s+(?:raise|except|throw|catch|rescue)\b"
 )
-_QUIET_WORDS = ("expected failure", "xfail")
+# Phrases that name errors without reporting one: a test failed as expected, a tool's banner or hint.
+_QUIET_WORDS = ("expected failure", "xfail", "error detector", "error checker", "rerun with")
 # A note under a diagnostic (`a.h:9:5: note:   substitution failed:`): the family's to shorten.
 _NOTE_RE = re.compile(r":\d+(?::\d+)?: note: ")
 # A test's row in a runner's progress (`tests/a.py::test_x FAILED [ 46%]`, `test_x (m.T.test_x) ... ERROR`):
