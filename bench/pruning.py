@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -43,6 +44,7 @@ BASELINES = ("clip4000", "headtail")
 OUR_CASES = ROOT / "tests" / "corpus" / "prune" / "cases"
 DOCS = ROOT / "docs" / "pruning.md"
 BEGIN, END = "<!-- bench/pruning.py: begin -->", "<!-- bench/pruning.py: end -->"
+QUOTED_SOURCE_RE = re.compile(r"^\s*\d*\s*[|│]")
 
 
 def shared_dir(arg: str | None) -> Path:
@@ -143,15 +145,16 @@ def _recall(case: Path, pruned: str) -> bool:
 
 
 def _errors_lost(case: Path, pruned: str) -> bool:
-    """Whether an error or failure line of the output (not a stack frame: a path may hold `panic.go`)
-    is missing from a result the budget did not cut."""
+    """Whether an error or failure line of the output is missing from a result the budget did not cut.
+    Quoted code is not one: a stack frame (a path may hold `panic.go`), a source line under a
+    compiler's finding (`11 |     int errors = 0;`)."""
     head = pruned.split("\n", 2)
     if len(head) > 1 and "-char budget" in head[1]:
         return False
     text = decode((case / "output.txt").read_bytes())
     lines = [ANSI_RE.sub("", line) for line in text.split("\n")]
-    return any(line.strip() and is_error_line(line) and not is_frame(line) and line.strip() not in pruned
-               for line in lines)
+    return any(line.strip() and is_error_line(line) and not is_frame(line) and not QUOTED_SOURCE_RE.match(line)
+               and line.strip() not in pruned for line in lines)
 
 
 def ablation(cases: list[Path]) -> str:

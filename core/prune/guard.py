@@ -59,7 +59,7 @@ CODE_REASONS = frozenset(
     }
 )
 CONTINUATION = 6  # indented lines under an error marker that belong to it
-HEADER_REACH = 20  # how far above an indented marker its block's header may be
+HEADER_REACH = 400  # how far above an indented error its block's header may be
 SUMMARY_TAIL = 20  # lines of counts count as the final summary this near the end
 MAX_LINE = 400  # a longer line is data, not a diagnostic someone wrote for a person
 
@@ -161,8 +161,10 @@ def find(out: Output, data: bool = False) -> Guard:
         markers.update(_locations(out))
     markers = {i for i in markers if len(lines[i]) <= MAX_LINE and not _is_entry(lines[i])} | errors
     guarded = set(markers)
-    for i in sorted(errors):
+    ordered = sorted(errors)
+    for i in ordered:
         guarded.update(_attached(lines, i))
+    guarded.update(_headers(lines, ordered))
     return Guard(frozenset(errors), frozenset(markers), frozenset(guarded))
 
 
@@ -262,8 +264,8 @@ def _locations(out: Output) -> set[int]:
 
 
 def _attached(lines: list[str], i: int) -> list[int]:
-    """The lines that belong to error marker `i`: under a located diagnostic (or one that ends in a
-    colon), its indented continuation; above an indented marker, its block's header (`…:`)."""
+    """The continuation of error marker `i`, when it is a located diagnostic or ends in a colon: the
+    indented lines under it (a compiler's source line and caret, javac's `symbol:`, TAP's comments)."""
     attached: list[int] = []
     marker = lines[i]
     depth = indent(marker)
@@ -276,11 +278,36 @@ def _attached(lines: list[str], i: int) -> list[int]:
             ):
                 break
             attached.append(j)
-    if depth:
-        for j in range(i - 1, max(i - 1 - HEADER_REACH, -1), -1):
+    return attached
+
+
+def _headers(lines: list[str], errors: list[int]) -> set[int]:
+    """The header of the block each indented error sits in: the nearest line above it with less
+    indent, when that line ends in a colon or names the file whose findings are listed under it.
+    Errors of one block share the walk up, so the search is linear in the text."""
+    found: set[int] = set()
+    prev, prev_depth, prev_header = -1, -1, None
+    for i in errors:
+        depth = indent(lines[i])
+        if not depth:
+            continue
+        floor = prev if prev_depth == depth else -1
+        header = None
+        j = i - 1
+        while j > max(floor, i - 1 - HEADER_REACH):
             line = lines[j]
             if line.strip() and indent(line) < depth:
-                if len(line) <= MAX_LINE and line.rstrip().endswith((":", "：")):
-                    attached.append(j)
+                header = j
                 break
-    return attached
+            j -= 1
+        else:
+            if j == floor and floor >= 0:
+                header = prev_header
+        if (
+            header is not None
+            and len(lines[header]) <= MAX_LINE
+            and (lines[header].rstrip().endswith((":", "：")) or _is_entry(lines[header]))
+        ):
+            found.add(header)
+        prev, prev_depth, prev_header = i, depth, header
+    return found

@@ -259,3 +259,17 @@ def test_pips_build_tools_report_is_kept_whole() -> None:
     for line in report:
         if line.strip() and "[end of output]" not in line:
             assert line in result.text
+
+
+def test_a_finding_far_below_its_file_keeps_the_file_name() -> None:
+    """Stylish reports (eslint, stylelint, yamllint) name the file once, above all its rows."""
+    rows = [f"    {k}:1   warning  Unexpected var, use let or const instead  no-var" for k in range(1, 60)]
+    rows.insert(45, "   46:9   error    Empty block statement                     no-empty")
+    text = (
+        "\n".join(["/home/user/proj/legacy/refunds.js", *rows, "", "✖ 60 problems (1 error, 59 warnings)"])
+        + "\n"
+    )
+    for command in ("npx eslint .", "./lint-all", "npm run lint"):
+        result = prune(text * 3, command=command, exit_code=1)
+        assert "/home/user/proj/legacy/refunds.js" in result.text
+        assert "   46:9   error    Empty block statement                     no-empty" in result.text
