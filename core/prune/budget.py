@@ -38,11 +38,13 @@ def size(lines: list[str]) -> int:
     return sum(map(len, lines)) + len(lines)
 
 
-def fit(sel: Selection, out: Output, budget: int, by_errors: bool = True, guard: Guard | None = None) -> Fitted:
+def fit(sel: Selection, out: Output, budget: int, by_errors: bool = True, guard: Guard | None = None,
+        generic_levels: bytes | None = None) -> Fitted:
+    """`generic_levels`: what the generic rules marked, when the caller has them already."""
     rendered = sel.render()
     if size(rendered.lines) <= budget:
         return Fitted(rendered.lines, rendered.hidden, False)
-    anchored = generic.select(out).level
+    anchored = generic_levels if generic_levels is not None else generic.select(out).level
     _drop_context(sel, lambda i: anchored[i] not in (KEPT, PINNED))
     rendered = sel.render()
     if size(rendered.lines) > budget and PINNED in sel.level:

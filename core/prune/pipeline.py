@@ -73,13 +73,14 @@ def prune(output: str | bytes, command: str = "", exit_code: int | None = None, 
         name = family.name
         sel = family.select(out)
         sel.glued = glued_lines
+        generic_levels = bytes(sel.level) if family is generic.FAMILY else None  # what the budget keeps longest
         if family.errors_first:  # stack traces look alike in every tool's output
             stacks.apply(sel, out, force=True)
         fold_similar(sel)
         sel.tidy_blanks()
         guard.protect(sel, guarded)
         glued.join_levels(sel)
-        fitted = fit(sel, out, room, family.errors_first, guarded)
+        fitted = fit(sel, out, room, family.errors_first, guarded, generic_levels)
     hidden.update(fitted.hidden)
     cut_markers = guard.missing(out.lines, guarded.markers, fitted.lines) if fitted.cut else 0
     text = _assemble(head, fitted.lines, hidden, original, archive_id, budget_chars if fitted.cut else None,
