@@ -30,9 +30,9 @@ def stamp(original: int, final: int, hidden: Mapping[str, int], archive_id: str 
         others = f", {rest:,} {noun('other lines', rest)}" if rest else ""
         parts.append(f"{shown}{others} hidden")
     if budget is not None:
-        among = f" ({cut_diagnostics:,} {noun('diagnostic lines', cut_diagnostics)} among the cut)" if cut_diagnostics else ""
-        parts.append(f"cut to the {budget:,}-char budget{among}" + (
-            f", read_output {archive_id} pages the rest" if archive_id else ""))
+        pages = f", read_output {archive_id} pages the rest" if archive_id else ""
+        among = f", {cut_diagnostics:,} {noun('diagnostic lines', cut_diagnostics)} among it" if cut_diagnostics else ""
+        parts.append(f"cut to the {budget:,}-char budget{pages}{among}")
     if archive_id:
         parts.append(f"full output: {archive_id}")
     return f"[{'; '.join(parts)}]"
