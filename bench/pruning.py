@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -35,12 +36,15 @@ sys.path.insert(0, str(ROOT))
 
 from core.prune import families as registry  # noqa: E402
 from core.prune import prune  # noqa: E402
-from core.prune.clean import ANSI_RE  # noqa: E402
+from core.prune.clean import ANSI_RE, decode  # noqa: E402
+from core.prune.rules import is_error_line  # noqa: E402
+from core.prune.stacks import is_frame  # noqa: E402
 
 BASELINES = ("clip4000", "headtail")
 OUR_CASES = ROOT / "tests" / "corpus" / "prune" / "cases"
 DOCS = ROOT / "docs" / "pruning.md"
 BEGIN, END = "<!-- bench/pruning.py: begin -->", "<!-- bench/pruning.py: end -->"
+QUOTED_SOURCE_RE = re.compile(r"^\s*\d*\s*[|│]")
 
 
 def shared_dir(arg: str | None) -> Path:
@@ -123,7 +127,9 @@ def corpus_report(title: str, shared_bench: Path, cases: Path) -> str:
     oracle = oracle_reduction(cases, ours["results"])
     every = sorted(p.parent for p in cases.glob("*/output.txt"))
     return (f"### {title}\n\n{table(rows, oracle)}\n\n{by_family(cases, ours['results'])}\n\n"
-            f"Each family on the cases it handles, and the same cases without it:\n\n{ablation(every)}")
+            f"Each family on the cases it handles, and the same cases without it (the next best family takes "
+            f"them), and left out (the generic layer and the guard alone, as for a tool no family knows):\n\n"
+            f"{ablation(every)}")
 
 
 def _prune_case(case: Path) -> str:
@@ -138,16 +144,30 @@ def _recall(case: Path, pruned: str) -> bool:
     return all(line in hay for line in labels)
 
 
+def _errors_lost(case: Path, pruned: str) -> bool:
+    """Whether an error or failure line of the output is missing from a result the budget did not cut.
+    Quoted code is not one: a stack frame (a path may hold `panic.go`), a source line under a
+    compiler's finding (`11 |     int errors = 0;`)."""
+    head = pruned.split("\n", 2)
+    if len(head) > 1 and "-char budget" in head[1]:
+        return False
+    text = decode((case / "output.txt").read_bytes())
+    lines = [ANSI_RE.sub("", line) for line in text.split("\n")]
+    return any(line.strip() and is_error_line(line) and not is_frame(line) and not QUOTED_SOURCE_RE.match(line)
+               and line.strip() not in pruned for line in lines)
+
+
 def ablation(cases: list[Path]) -> str:
-    """What each family earns: the cases it handles, pruned with it and without it (the next best
-    family, or the generic rules, takes over). In-process, recall tested as score.py tests it."""
+    """What each family earns: the cases it handles, pruned with it, without it (the next best
+    family, or the generic rules, takes over) and left out (generic rules and the guard only: what a
+    tool no family knows gets). In-process, recall tested as score.py tests it."""
     handled: dict[str, list[Path]] = {}
     for case in cases:
         family = prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text().strip(),
                        exit_code=int((case / "exit_code.txt").read_text())).family
         handled.setdefault(family, []).append(case)
-    out = ["| family | cases | reduction with it | without it | cases with recall < 1 with it | without it |",
-           "|---|---:|---:|---:|---:|---:|"]
+    out = ["| family | cases | reduction with it | without it | left out | cases with recall < 1 with it "
+           "| without it | left out | cases losing an error line, left out |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     everyone = registry.FAMILIES
     for family in everyone:
         mine = handled.get(family.name, [])
@@ -155,16 +175,18 @@ def ablation(cases: list[Path]) -> str:
             continue
         original = sum(len((c / "output.txt").read_bytes().decode("utf-8", errors="replace")) for c in mine)
         figures = []
-        for families in (everyone, tuple(f for f in everyone if f is not family)):
+        for families in (everyone, tuple(f for f in everyone if f is not family), ()):
             registry.FAMILIES = families
             try:
                 results = [(c, _prune_case(c)) for c in mine]
             finally:
                 registry.FAMILIES = everyone
             pruned = sum(len(text) for _, text in results)
-            figures.append((100 * (1 - pruned / original), sum(not _recall(c, text) for c, text in results)))
-        (with_it, lost_with), (without, lost_without) = figures
-        out.append(f"| {family.name} | {len(mine)} | {with_it:.2f}% | {without:.2f}% | {lost_with} | {lost_without} |")
+            figures.append((100 * (1 - pruned / original), sum(not _recall(c, text) for c, text in results),
+                            sum(_errors_lost(c, text) for c, text in results)))
+        (with_it, lost_with, _), (without, lost_without, _), (left_out, lost_left_out, errors_left_out) = figures
+        out.append(f"| {family.name} | {len(mine)} | {with_it:.2f}% | {without:.2f}% | {left_out:.2f}% | {lost_with} "
+                   f"| {lost_without} | {lost_left_out} | {errors_left_out} |")
     return "\n".join(out)
 
 

@@ -3,9 +3,10 @@
 1. context lines (KEPT) that the generic rules would not keep either go: what is left is near an
    error, in a traceback, or at the head or tail;
 2. if anything is pinned, the rest of the context goes;
-3. if the pinned lines alone are too long, only the family's vital lines stay (a diff's file headers
-   and the tool's messages), then only the error-looking ones (with the last lines, where summaries
-   are), unless the family says its pins are not about errors;
+3. if the pinned lines alone are too long, only the family's vital lines and the guarded ones stay (a
+   diff's file headers, the tool's messages, every diagnostic and its context), then only the
+   error-looking ones (with the last lines, where summaries are), unless the family says its pins are
+   not about errors, then only the guard's marker lines;
 4. a head and tail cut over what is left, by characters, with a marker for the middle.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.prune.families import generic
+from core.prune.guard import Guard
 from core.prune.output import Output
 from core.prune.selection import BLANK, HIDDEN, KEPT, PINNED, Rendered, Selection, is_marker
 
@@ -36,22 +38,27 @@ def size(lines: list[str]) -> int:
     return sum(map(len, lines)) + len(lines)
 
 
-def fit(sel: Selection, out: Output, budget: int, by_errors: bool = True) -> Fitted:
+def fit(sel: Selection, out: Output, budget: int, by_errors: bool = True, guard: Guard | None = None,
+        generic_levels: bytes | None = None) -> Fitted:
+    """`generic_levels`: what the generic rules marked, when the caller has them already."""
     rendered = sel.render()
     if size(rendered.lines) <= budget:
         return Fitted(rendered.lines, rendered.hidden, False)
-    anchored = generic.select(out).level
+    anchored = generic_levels if generic_levels is not None else generic.select(out).level
     _drop_context(sel, lambda i: anchored[i] not in (KEPT, PINNED))
     rendered = sel.render()
     if size(rendered.lines) > budget and PINNED in sel.level:
         _drop_context(sel, lambda i: True)
         rendered = sel.render()
-    errors = out.error_set if by_errors else frozenset()
+    guarded = guard.lines if guard else frozenset()
+    errors = (out.error_set if by_errors else frozenset()) | guarded
     for k in range(len(sel.vital)):
         if size(rendered.lines) > budget:
             rendered = _only(sel, set().union(*sel.vital[k:]) | errors)
     if size(rendered.lines) > budget and by_errors:
-        rendered = _errors_only(sel, out.error_set)
+        rendered = _errors_only(sel, out.error_set | guarded)
+    if size(rendered.lines) > budget and guard:
+        rendered = _only(sel, guard.markers)
     if size(rendered.lines) > budget:
         rendered = _head_tail(rendered, budget)
     return Fitted(rendered.lines, rendered.hidden, True)

@@ -1,7 +1,10 @@
-"""What tool a command line ran, seen through wrappers (`npx`, `uv run`, `python -m`, `sudo`...).
+r"""What tool a command line ran, seen as the shell sees it.
 
 Family detection starts here: `npx jest --ci`, `cd app && python -m pytest -q 2>&1 | tee log` and
-`FORCE_COLOR=1 poetry run pytest` all ran pytest or jest, and the program name says so.
+`FORCE_COLOR=1 poetry run pytest` all ran pytest or jest, and the program name says so. A command
+substitution's output became arguments, not output (`javac $(find src -name '*.java')` printed what
+javac printed); `bash -c '…'`, `cmd /c …` and `powershell -Command …` ran the command in their
+argument; `cd`, `export` and `set -e` print nothing; `C:\py311\python.exe -m pytest` is pytest.
 """
 
 from __future__ import annotations
@@ -21,7 +24,21 @@ _VERSION_SUFFIX_RE = re.compile(r"(?<=[a-z])[\d.]+$")  # python3.11 -> python, p
 
 # Wrappers whose first non-option argument is the real program.
 _PLAIN_WRAPPERS = {"sudo", "env", "time", "nice", "nohup", "stdbuf", "xvfb-run", "command", "exec", "npx",
-                   "bunx", "pnpx", "doas", "unbuffer", "caffeinate", "timeout", "xargs"}
+                   "bunx", "pnpx", "doas", "unbuffer", "caffeinate", "timeout", "xargs", "uvx", "call", "start"}
+# Shells that run the command line in an argument: `bash -c '…'`, `cmd /c …`, `powershell -Command …`.
+_SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "fish", "busybox"}
+_SHELL_FLAGS = {"-c", "-lc", "-ic", "-ec", "-xc", "-cl"}
+_CMD_FLAGS = {"/c", "/k", "/r"}
+_POWERSHELLS = {"powershell", "pwsh"}
+_POWERSHELL_FLAGS = {"-command", "-c", "/command", "/c"}
+# Builtins and file commands that print nothing when they work: not the program whose output this is.
+_SILENT = {"cd", "pushd", "popd", "export", "unset", "source", ".", "mkdir", "rm", "rmdir", "cp", "mv", "touch",
+           "true", ":", "chmod", "chown", "ln", "trap", "sleep", "wait", "cls", "clear", "setlocal", "endlocal",
+           "rem", "chcp", "set-location", "sl", "push-location", "pop-location", "md", "del", "copy", "move",
+           "shopt", "ulimit", "umask", "alias", "activate", "deactivate"}
+# `set -euo pipefail` and cmd's `set NAME=value` print nothing; a bare `set` lists variables.
+_SILENT_WITH_ARGS = {"set", "@echo", "echo"}
+_WINDOWS_PATH_RE = re.compile(r"(?:^|[\s\"'=])(?:[A-Za-z]:\\|\.\\|\\\\)|\\[\w.-]+\.(?:exe|bat|cmd|ps1)\b", re.I)
 # Wrappers with a subcommand before the program: `uv run pytest`, `poetry run pytest`, `npm exec jest`.
 _RUN_WRAPPERS = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
                  "pnpm": "exec", "yarn": "exec", "bundle": "exec", "conda": "run", "mamba": "run", "npm": "exec"}
@@ -29,6 +46,7 @@ _DLX = {"pnpm": "dlx", "yarn": "dlx"}
 _NUMBER_RE = re.compile(r"^\d+(\.\d+)?[smhd]?$")
 # shlex grows each token a character at a time (quadratic): a longer line is split on spaces.
 MAX_LEXED_CHARS = 16 * 1024
+MAX_NESTING = 4  # `bash -c "cmd /c …"` and deeper
 
 
 @dataclass(frozen=True)
@@ -65,15 +83,109 @@ def parse_command(raw: str) -> Command:
 
     In a pipeline only the last command prints, unless it only passes lines through (`| tee log`,
     `| tail -50`, `| sort`): then the command before it does. `find . | xargs grep x` printed grep's
-    output, `pytest 2>&1 | tail -30` pytest's.
+    output, `pytest 2>&1 | tail -30` pytest's. Commands that print nothing (`cd x &&`) are left out.
     """
+    return Command(raw, _visible(raw, depth=0))
+
+
+def _visible(raw: str, depth: int) -> tuple[tuple[str, ...], ...]:
+    if _WINDOWS_PATH_RE.search(raw):  # backslashes are folder separators here, not escapes
+        raw = raw.replace("\\", "/")
     visible: list[tuple[str, ...]] = []
-    for pipeline in _split(raw):
-        argvs = [a for a in (_unwrap(s) for s in pipeline) if a]
+    for pipeline in _split(_without_substitutions(raw)):
+        argvs: list[tuple[str, ...]] = []
+        for seg in pipeline:
+            argv = _unwrap(seg)
+            inner = _shell_argument(argv) if depth < MAX_NESTING else None
+            if inner is not None:
+                argvs += _visible(inner, depth + 1)
+            elif argv:
+                argvs.append(argv)
         while len(argvs) > 1 and argvs[-1][0] in _PASS_THROUGH:
             argvs.pop()
         visible += argvs[-1:]
-    return Command(raw, tuple(visible))
+    printing = [argv for argv in visible if not _silent(argv)]
+    return tuple(printing or visible[-1:])
+
+
+def _silent(argv: tuple[str, ...]) -> bool:
+    program = argv[0]
+    if program in _SILENT_WITH_ARGS:
+        return (program == "set" and len(argv) > 1) or argv[1:2] == ("off",)
+    return program in _SILENT or bool(_ASSIGNMENT_RE.match(program))
+
+
+def _shell_argument(argv: tuple[str, ...]) -> str | None:
+    """The command line a shell was given to run: `bash -c 'make test'`, `cmd /c dir /s`."""
+    if not argv:
+        return None
+    program, args = argv[0], list(argv[1:])
+    if program in _SHELLS:
+        for k, arg in enumerate(args):
+            if arg in _SHELL_FLAGS and k + 1 < len(args):
+                return args[k + 1]
+    elif program == "cmd":
+        for k, arg in enumerate(args):
+            if arg.lower() in _CMD_FLAGS:
+                return " ".join(args[k + 1:])
+    elif program in _POWERSHELLS:
+        for k, arg in enumerate(args):
+            if arg.lower() in _POWERSHELL_FLAGS:
+                return " ".join(args[k + 1:])
+    return None
+
+
+def _without_substitutions(raw: str) -> str:
+    """`$(…)`, `<(…)` and backquotes replaced by one word: their output became arguments, not output."""
+    if "$(" not in raw and "`" not in raw and "<(" not in raw:
+        return raw
+    out: list[str] = []
+    i, n = 0, len(raw)
+    quote = ""
+    while i < n:
+        char = raw[i]
+        if quote == "'":
+            out.append(char)
+            quote = "" if char == "'" else quote
+        elif char == "'" and not quote:
+            quote = "'"
+            out.append(char)
+        elif char == '"':
+            quote = "" if quote == '"' else '"'
+            out.append(char)
+        elif char == "\\" and i + 1 < n:
+            out.append(raw[i:i + 2])
+            i += 1
+        elif raw.startswith(("$(", "<("), i) or char == "`":
+            i = _substitution_end(raw, i)
+            out.append("SUBST")
+            continue
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _substitution_end(raw: str, start: int) -> int:
+    """Where the substitution starting at `start` ends (past its `)` or closing backquote)."""
+    if raw[start] == "`":
+        end = raw.find("`", start + 1)
+        return len(raw) if end < 0 else end + 1
+    level, i, quote = 0, start + 1, ""
+    while i < len(raw):
+        char = raw[i]
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            level += 1
+        elif char == ")":
+            level -= 1
+            if level == 0:
+                return i + 1
+        i += 1
+    return len(raw)
 
 
 def _split(raw: str) -> list[list[list[str]]]:
@@ -135,7 +247,8 @@ def _unwrap(argv: list[str]) -> tuple[str, ...]:
                 if prog in ("conda", "mamba") and rest:
                     rest.pop(0)  # -n ENV
             args = rest
-        elif prog.startswith("python") and rest[:1] == ["-m"] and len(rest) > 1:
+        elif (prog == "pipx" and rest[:1] == ["run"]) or (
+                (prog.startswith("python") or prog == "py") and rest[:1] == ["-m"] and len(rest) > 1):
             args = rest[1:]
         else:
             return (prog, *rest)

@@ -24,6 +24,7 @@ ERROR_RE = re.compile(
     r"|[Cc]annot|[Uu]nable to)\b"
     r"|\w(?:Error|Exception|Failure)\b|Segmentation fault|core dumped|undefined reference|No such file or directory"
     r"|Permission denied|command not found|not found\b|timed out|Connection refused|can't|\bERR!|\bERR_"
+    r"|is not recognized as an internal or external command|Access is denied"
     r"|" + ERROR_ALTERNATION
 )
 _ZERO_RE = re.compile(
@@ -32,7 +33,8 @@ _ZERO_RE = re.compile(
 # Lowercase needles: every ERROR_RE match contains one of them.
 _ERROR_NEEDLES = ("error", "fail", "fatal", "panic", "traceback", "critical", "exception", "abort", "killed",
                   "cannot", "unable to", "segmentation", "core dumped", "undefined reference",
-                  "no such file", "permission denied", "not found", "timed out", "refused", "can't", "err!", "err_")
+                  "no such file", "permission denied", "not found", "timed out", "refused", "can't", "err!", "err_",
+                  "not recognized", "access is denied")
 # The translated words, found in one pass: a `find` per word over a long log costs a second.
 _TRANSLATED_ERROR_RE = re.compile(ERROR_ALTERNATION)
 WARNING_RE = re.compile(r"\b(?:warning|warnings|Warning|WARNING|WARN|warn|Warn)\b|\w+Warning\b|" + WARNING_ALTERNATION)

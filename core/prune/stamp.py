@@ -17,8 +17,11 @@ def header(exit_code: int | None) -> str:
 
 
 def stamp(original: int, final: int, hidden: Mapping[str, int], archive_id: str | None,
-          budget: int | None) -> str:
-    """`[pruned 18,460 → 356 chars; 412 passing tests, 3 progress redraws hidden; full output: out-7]`."""
+          budget: int | None, cut_diagnostics: int = 0) -> str:
+    """`[pruned 18,460 → 356 chars; 412 passing tests, 3 progress redraws hidden; full output: out-7]`.
+
+    `cut_diagnostics` diagnostic lines (errors, warnings, locations, summaries) were among what the
+    budget cut: the stamp says so, since only there the model may find them."""
     parts = [f"pruned {original:,} → {final:,} chars"]
     kinds = sorted(hidden.items(), key=lambda kv: (-kv[1], kv[0]))
     if kinds:
@@ -27,8 +30,9 @@ def stamp(original: int, final: int, hidden: Mapping[str, int], archive_id: str 
         others = f", {rest:,} {noun('other lines', rest)}" if rest else ""
         parts.append(f"{shown}{others} hidden")
     if budget is not None:
-        parts.append(f"cut to the {budget:,}-char budget" + (
-            f", read_output {archive_id} pages the rest" if archive_id else ""))
+        pages = f", read_output {archive_id} pages the rest" if archive_id else ""
+        among = f", {cut_diagnostics:,} {noun('diagnostic lines', cut_diagnostics)} among it" if cut_diagnostics else ""
+        parts.append(f"cut to the {budget:,}-char budget{pages}{among}")
     if archive_id:
         parts.append(f"full output: {archive_id}")
     return f"[{'; '.join(parts)}]"

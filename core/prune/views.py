@@ -20,7 +20,8 @@ _VIEWERS = {
     "eza", "lsd", "env", "printenv", "set", "export", "declare", "wc", "stat", "file", "readlink", "realpath",
     "which", "whereis", "type", "echo", "printf", "diff3", "comm", "join", "paste", "sort", "uniq", "get-content",
     "select-string", "get-childitem", "findstr", "ps", "df", "free", "uname", "id", "locale", "crontab",
-    "get-item", "sqlite3", "psql", "mysql",
+    "get-item", "sqlite3", "psql", "mysql", "where", "gci", "gc", "sls", "get-itemproperty", "get-command",
+    "get-process", "get-service", "get-location", "pwd",
 }
 _GIT_VIEWS = {"show", "blame", "grep", "branch", "tag", "remote", "config", "cat-file", "ls-tree", "ls-remote",
               "rev-parse", "describe", "stash", "worktree", "notes", "for-each-ref", "show-ref", "reflog"}
@@ -31,7 +32,8 @@ _PACKAGE_VIEWS = {"pip": {"list", "freeze", "show", "inspect", "index", "config"
                   "poetry": {"show"}, "uv": {"tree"}, "gem": {"list"}, "brew": {"list", "info"},
                   "docker": {"ps", "images", "inspect", "logs"}, "kubectl": {"get", "describe", "logs"}}
 _FEW_COMMITS_RE = re.compile(r"^-(?:n\s*)?(\d+)$|^--max-count=(\d+)$")
-FEW_COMMITS = 5
+FEW_COMMITS = 5  # with their patches
+MANY_COMMITS = 200  # without: a bounded history is a query
 
 
 def is_view(command: Command) -> bool:
@@ -48,17 +50,20 @@ def _is_view(seg: tuple[str, ...]) -> bool:
     if program == "git":
         if sub in _GIT_VIEWS:
             return True
-        return sub == "log" and ("-p" in args or "--patch" in args) and _few_commits(args)
+        if sub != "log":
+            return False
+        patches = "-p" in args or "--patch" in args
+        return _few_commits(args, FEW_COMMITS if patches else MANY_COMMITS)
     views = _PACKAGE_VIEWS.get(program)
     return views is not None and sub in views
 
 
-def _few_commits(args: tuple[str, ...]) -> bool:
-    """`git log -p -3`, `-n 2`, `--max-count=4`: a few commits, whose patches were asked for."""
+def _few_commits(args: tuple[str, ...], most: int) -> bool:
+    """`git log -3`, `-n 20`, `--max-count=4`: as many commits as were asked for, if not more than `most`."""
     for k, a in enumerate(args):
         m = _FEW_COMMITS_RE.match(a)
         if m:
-            return int(m.group(1) or m.group(2)) <= FEW_COMMITS
+            return int(m.group(1) or m.group(2)) <= most
         if a == "-n" and k + 1 < len(args) and args[k + 1].isdigit():
-            return int(args[k + 1]) <= FEW_COMMITS
+            return int(args[k + 1]) <= most
     return False

@@ -24,3 +24,6 @@ class Family:
     # Whether the budget may shrink the family's pinned lines to the error-looking ones; a diff's or a
     # listing's pins are not about errors, so they are cut by head and tail instead.
     errors_first: bool = True
+    # Whether the text agrees with the family (given the lines the guard found errors on): output
+    # that contradicts it is left to the generic layer.
+    confirm: Callable[[Output, frozenset[int]], bool] = lambda out, errors: True

@@ -117,4 +117,10 @@ def _extension(path: str) -> str:
     return name[dot:] if 0 < dot < len(name) - 1 else "(none)"
 
 
-FAMILY = Family("listing", detect, select, errors_first=False)
+def confirm(out: Output, errors: frozenset[int]) -> bool:
+    """A listing lists: errors other than the lister's own (`find: './x': Permission denied`) say
+    the command ran something else, such as a compiler fed the list through `$(find ...)`."""
+    return all(_is_tool_message(out.lines[i]) for i in errors)
+
+
+FAMILY = Family("listing", detect, select, errors_first=False, confirm=confirm)

@@ -264,6 +264,79 @@ def asan_use_after_free(root: Path) -> Run:
 
 # --- JVM -------------------------------------------------------------------------------------------------
 
+def _java_module(k: int) -> str:
+    """A class with raw types and an unchecked call: two -Xlint warnings each."""
+    return f'''
+        package shop.m{k:02d};
+        import java.util.*;
+        public class Part{k:02d} {{
+            public List items() {{ List xs = new ArrayList(); xs.add("p{k}"); return xs; }}
+            public int size() {{ return items().size(); }}
+        }}
+        '''
+
+
+@case("javac", keep=(r"error:", r"^\d+ errors?$", r"^\d+ warnings?$"))
+def javac_find_substitution(root: Path) -> Run:
+    files = {f"src/shop/m{k:02d}/Part{k:02d}.java": _java_module(k) for k in range(40)}
+    files["src/shop/Order.java"] = '''
+        package shop;
+        import java.util.List;
+        public class Order {
+            private final List<String> lines;
+            public Order(List<String> lines) { this.lines = lines; }
+            public int count() { return lines.size(); }
+            public String first() { return lines.get(0).trim(); }
+            public long total() { return lines.stream().mapToLong(Order::price).sum(); }
+            public String label() { return customer.name() + ": " + count(); }
+            public int weight() { return count() * unitWeight; }
+        }
+        '''
+    files["src/shop/Invoice.java"] = '''
+        package shop;
+        public class Invoice {
+            public String render(Order order) { return "Invoice " + order.count() + renderLines(order); }
+        }
+        '''
+    write(root, files)
+    return Run("javac -Xlint:all -d build $(find src -name '*.java' | sort)")
+
+
+@case("prove", keep=(r"^not ok", r"^#\s+Failed test", r"^#\s+at ", r"^#\s+(got|expected):", r"^Failed \d+/\d+",
+                     r"^Files=", r"^Result:", r"Dubious"))
+def prove_tap_failures(root: Path) -> Run:
+    checks = "\n".join(f"is(slug('Title {i}'), 'title-{i}', 'slug {i}');" for i in range(400))
+    write(root, {
+        "lib/Slug.pm": '''
+            package Slug;
+            use Exporter 'import';
+            our @EXPORT = ('slug');
+            sub slug { my $s = lc shift; $s =~ s/[^a-z0-9]+/-/g; $s =~ s/^-|-$//g; return $s }
+            1;
+            ''',
+        "t/slug.t": f'''
+            use strict; use warnings;
+            use Test::More tests => 403;
+            use lib 'lib'; use Slug;
+            {checks}
+            is(slug('Crème brûlée'), 'creme-brulee', 'slug folds accents');
+            is(slug('  '), undef, 'slug of blanks is undef');
+            is_deeply([map {{ slug($_) }} ('A b', 'C')], ['a-b', 'c '], 'slug of a list');
+            ''',
+        "t/count.t": '''
+            use Test::More tests => 2;
+            ok(1, 'loads');
+            ok(1, 'counts');
+            ''',
+    })
+    return Run("prove -v -l t/")
+
+
+@case("apt-get", keep=(r"个软件包", r"^E: "))
+def apt_zh_install_summary(root: Path) -> Run:
+    return Run("apt-get install -s -y cowsay fortune-mod sl", env=ZH)
+
+
 @case("javac", keep=(r"error:", r"^\d+ errors?$"))
 def javac_errors(root: Path) -> Run:
     write(root, {
