@@ -19,7 +19,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/proxy.py` and as `python3 -m bench.proxy`
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # runs as `python3 bench/proxy.py` and as `python3 -m bench.proxy`
 
 from bench.measurements import recorded
 from core.network.hosts import HostRules
@@ -53,6 +55,7 @@ def _direct(upstream: tuple[str, int]) -> Callable[[], bytes]:
     def run() -> bytes:
         with socket.create_connection(upstream) as sock:
             return _exchange(sock, b"GET /simple/ HTTP/1.0\r\nHost: pypi.org\r\n\r\n")
+
     return run
 
 
@@ -65,6 +68,7 @@ def _tunnel(proxy: tuple[str, int]) -> Callable[[], bytes]:
                 reply += sock.recv(4096)
             assert reply.startswith(b"HTTP/1.1 200"), reply
             return _exchange(sock, b"GET /simple/ HTTP/1.0\r\nHost: pypi.org\r\n\r\n")
+
     return run
 
 
@@ -72,6 +76,7 @@ def _forward(proxy: tuple[str, int]) -> Callable[[], bytes]:
     def run() -> bytes:
         with socket.create_connection(proxy) as sock:
             return _exchange(sock, b"GET http://pypi.org/simple/ HTTP/1.0\r\nHost: pypi.org\r\n\r\n")
+
     return run
 
 
@@ -84,8 +89,11 @@ def main() -> None:
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     address = upstream.server_address[:2]
     with Proxy(HostRules.of(), resolve=lambda host, port: address) as proxy:
-        rows = {"direct": _direct(address), "CONNECT tunnel": _tunnel(proxy.address),
-                "plain HTTP forward": _forward(proxy.address)}
+        rows = {
+            "direct": _direct(address),
+            "CONNECT tunnel": _tunnel(proxy.address),
+            "plain HTTP forward": _forward(proxy.address),
+        }
         for run in rows.values():
             assert run().endswith(_BODY)  # each path works before it is timed
         samples: dict[str, list[float]] = {name: [] for name in rows}

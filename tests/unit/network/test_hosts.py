@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from core.config import ConfigError, load_settings
 from core.network.child_env import proxy_environment
 from core.network.hosts import DEFAULT_HOSTS, HostRules, host_matches, parse_patterns
 
@@ -106,3 +109,21 @@ def test_a_childs_environment_names_the_proxy_in_every_spelling_tools_read() -> 
         assert env[name] == "http://127.0.0.1:4567", name
     assert env["NO_PROXY"] == env["no_proxy"] == env["npm_config_noproxy"] == "127.0.0.1,localhost,::1"
     assert "No_Proxy" not in env and env["PATH"] == "/bin" and "corp" not in str(env)
+
+
+def test_a_bad_allow_setting_stops_the_agent_with_one_sentence(tmp_path: Path) -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"AGENT_NETWORK_ALLOW='pypi.org,https://x.example/' \(from the environment\)"
+        r": 'https://x.example/' is not a host name",
+    ):
+        load_settings(
+            environ={"AGENT_NETWORK_ALLOW": "pypi.org,https://x.example/"}, env_file=tmp_path / "none"
+        )
+    settings = load_settings(
+        environ={"AGENT_NETWORK_ALLOW": "git.corp.example, *.internal"}, env_file=tmp_path / "x"
+    )
+    assert (
+        HostRules.of(parse_patterns(settings.network_allow)).reason("a.internal")
+        == "the workspace's rule *.internal"
+    )
