@@ -29,9 +29,9 @@ class Shape:
     near_misses: tuple[str, ...] = ()
     fold: bool = False
     kind: str = "token"  # "pair": the value is kept when it is code (a name, a call, a placeholder)
-    span: int = (
-        0  # how far a match crossing spaces runs past its literal: streamed text is held back that far
-    )
+    reversible: bool = True  # looked for in reversed text too (not when reversed it is common text)
+    # How far a match crossing spaces runs past its literal: streamed text is held back that far.
+    span: int = 0
 
 
 SHAPES: tuple[Shape, ...] = (
@@ -219,11 +219,30 @@ SHAPES: tuple[Shape, ...] = (
         span=200,
     ),
     Shape(
+        "netrc password line",
+        ("password",),
+        r"""(?im)^[ \t]*password[ \t]+(?P<s>[^\s"'`]+)[ \t]*$""",
+        ("machine api.example.com\n  login bob\n  password 0123-abcd-4567",),
+        ("    password\n", "password: str"),
+        fold=True,
+        kind="pair",
+        span=200,
+    ),
+    Shape(
+        "Docker registry auth",
+        ('"auth"',),
+        r'"auth"[ \t]*:[ \t]*"(?P<s>[A-Za-z0-9+/=]{8,})"',
+        ('{"auths": {"registry.corp.example": {"auth": "ZGVwbG95OmRvY2tlci1wYXNz"}}}',),
+        ('{"auth": "none"}', '"auth": true'),
+        span=200,
+    ),
+    Shape(
         "pgpass line",
         (":",),
         r"""(?:^|[^A-Za-z0-9._*-])(?:\*|[A-Za-z0-9_-]*[A-Za-z.][A-Za-z0-9._-]*):(?:[0-9]+|\*):[^:\s]+:[^:\s]+:(?P<s>[^\s"'`/][^\s"'`]*)""",
         ("db.example.com:5432:app:bob:hunter2",),
         ("root:x:0:0:root:/root:/bin/bash", "https://example.com:443/a:b:c", "10:30:00:12:5"),
+        reversible=False,
     ),
     Shape(
         "credential assignment",

@@ -20,7 +20,6 @@ import re2
 
 from core.secret_shapes import SHAPES, Shape
 
-_REVERSIBLE = 3  # a shape is looked for reversed when its literals are this long (not pgpass's ":")
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False
 _OPTIONS.max_mem = 64 << 20
@@ -41,12 +40,13 @@ _TABLE = tuple(
         regex := re2.compile(shape.pattern, _OPTIONS),
         regex.groupindex["s"],
         lits := tuple(lit.lower() if shape.fold else lit for lit in shape.literals),
-        tuple(lit[::-1] for lit in lits if len(lit) >= _REVERSIBLE),
+        tuple(lit[::-1] for lit in lits) if shape.reversible else (),
     )
     for shape in SHAPES
 )
 _B64_RUN = re2.compile(r"(?:[A-Za-z0-9+/_-]{4,}={0,2}\r?\n)*[A-Za-z0-9+/_-]{16,}={0,2}", _OPTIONS)
-_HEX_RUN = re2.compile(r"(?:(?:\\x|%|0x)?[0-9A-Fa-f]{2}[ :,]?){8,}", _OPTIONS)
+_HEX_BYTE = r"(?:\\x|%|0x)?[0-9A-Fa-f]{2}"
+_HEX_RUN = re2.compile(rf"{_HEX_BYTE}(?:(?:[ :,]|\r?\n)?{_HEX_BYTE}){{7,}}", _OPTIONS)  # `xxd -p` wraps lines
 _HEX_PAIR = re.compile(r"(?:\\x|%|0x)?([0-9A-Fa-f]{2})")
 _TAIL_CAP = 8192  # streamed text held back for being one unbroken run, at most
 
@@ -109,12 +109,12 @@ def _matches(text: str, entry: _Compiled) -> Iterator[tuple[int, int]]:
         yield start, end
 
 
-def _plain_spans(text: str) -> list[tuple[int, int]]:
+def _plain_spans(text: str, reversed_text: bool = False) -> list[tuple[int, int]]:
     lowered = text.lower()
     spans: list[tuple[int, int]] = []
     for entry in _TABLE:
         haystack = lowered if entry.shape.fold else text
-        if any(lit in haystack for lit in entry.literals):
+        if (entry.shape.reversible or not reversed_text) and any(lit in haystack for lit in entry.literals):
             spans.extend(_matches(text, entry))
     return spans
 
@@ -126,7 +126,7 @@ def _reversed_spans(text: str) -> list[tuple[int, int]]:
     ):
         return []
     size = len(text)
-    return [(size - end, size - start) for start, end in _plain_spans(text[::-1])]
+    return [(size - end, size - start) for start, end in _plain_spans(text[::-1], reversed_text=True)]
 
 
 def _decoded(run: str, hexadecimal: bool) -> str:
