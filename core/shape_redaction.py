@@ -30,8 +30,7 @@ class _Compiled:
     shape: Shape
     regex: re2._Regexp
     group: int  # the index of group `s` (re2's Match.span takes no names)
-    literals: tuple[str, ...]
-    reversed_literals: tuple[str, ...]
+    literals: tuple[str, ...]  # lower-cased when the shape folds case
 
 
 _TABLE = tuple(
@@ -39,10 +38,15 @@ _TABLE = tuple(
         shape,
         regex := re2.compile(shape.pattern, _OPTIONS),
         regex.groupindex["s"],
-        lits := tuple(lit.lower() if shape.fold else lit for lit in shape.literals),
-        tuple(lit[::-1] for lit in lits) if shape.reversible else (),
+        tuple(lit.lower() if shape.fold else lit for lit in shape.literals),
     )
     for shape in SHAPES
+)
+# Every literal once, with whether it is compared lower-cased and the row it opens; reversed text
+# holds a literal where the text holds it backwards.
+_FORWARD = tuple((lit, e.shape.fold, i) for i, e in enumerate(_TABLE) for lit in e.literals)
+_BACKWARD = tuple(
+    (lit[::-1], e.shape.fold, i) for i, e in enumerate(_TABLE) if e.shape.reversible for lit in e.literals
 )
 _B64_RUN = re2.compile(r"(?:[A-Za-z0-9+/_-]{4,}={0,2}\r?\n)*[A-Za-z0-9+/_-]{16,}={0,2}", _OPTIONS)
 _HEX_BYTE = r"(?:\\x|%|0x)?[0-9A-Fa-f]{2}"
@@ -109,24 +113,23 @@ def _matches(text: str, entry: _Compiled) -> Iterator[tuple[int, int]]:
         yield start, end
 
 
-def _plain_spans(text: str, reversed_text: bool = False) -> list[tuple[int, int]]:
-    lowered = text.lower()
-    spans: list[tuple[int, int]] = []
-    for entry in _TABLE:
-        haystack = lowered if entry.shape.fold else text
-        if (entry.shape.reversible or not reversed_text) and any(lit in haystack for lit in entry.literals):
-            spans.extend(_matches(text, entry))
-    return spans
+def _rows(text: str, lowered: str, literals: tuple[tuple[str, bool, int], ...]) -> list[int]:
+    """The rows of the table one of whose literals occurs in the text."""
+    return sorted({row for lit, fold, row in literals if lit in (lowered if fold else text)})
 
 
-def _reversed_spans(text: str) -> list[tuple[int, int]]:
-    lowered = text.lower()
-    if not any(
-        any(lit in (lowered if e.shape.fold else text) for lit in e.reversed_literals) for e in _TABLE
-    ):
+def _plain_spans(text: str, rows: list[int] | None = None) -> list[tuple[int, int]]:
+    if rows is None:
+        rows = _rows(text, text.lower(), _FORWARD)
+    return [span for row in rows for span in _matches(text, _TABLE[row])]
+
+
+def _reversed_spans(text: str, lowered: str) -> list[tuple[int, int]]:
+    rows = _rows(text, lowered, _BACKWARD)
+    if not rows:
         return []
     size = len(text)
-    return [(size - end, size - start) for start, end in _plain_spans(text[::-1], reversed_text=True)]
+    return [(size - end, size - start) for start, end in _plain_spans(text[::-1], rows)]
 
 
 def _decoded(run: str, hexadecimal: bool) -> str:
@@ -154,7 +157,12 @@ def _encoded_spans(text: str) -> list[tuple[int, int]]:
 
 def secret_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` holds a credential by its shape, as sorted, merged (start, end) spans."""
-    spans = sorted(_plain_spans(text) + _reversed_spans(text) + _encoded_spans(text))
+    lowered = text.lower()
+    spans = sorted(
+        _plain_spans(text, _rows(text, lowered, _FORWARD))
+        + _reversed_spans(text, lowered)
+        + _encoded_spans(text)
+    )
     merged: list[tuple[int, int]] = []
     for start, end in spans:
         if merged and start <= merged[-1][1]:
