@@ -29,7 +29,6 @@ class Shape:
     near_misses: tuple[str, ...] = ()
     fold: bool = False
     kind: str = "token"  # "pair": the value is kept when it is code (a name, a call, a placeholder)
-    reversible: bool = True  # looked for in reversed text too (not when reversed it is common text)
     # How far a match crossing spaces runs past its literal: streamed text is held back that far.
     span: int = 0
 
@@ -221,7 +220,8 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "netrc password line",
         ("password",),
-        r"""(?im)^[ \t]*password[ \t]+(?P<s>[^\s"'`]+)[ \t]*$""",
+        # the line may carry the number a file viewer puts before it (`     3\t  password …`)
+        r"""(?im)^[ \t]*(?:[0-9]+[ \t:|]+)?password[ \t]+(?P<s>[^\s"'`]+)[ \t]*$""",
         ("machine api.example.com\n  login bob\n  password 0123-abcd-4567",),
         ("    password\n", "password: str"),
         fold=True,
@@ -239,10 +239,22 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "pgpass line",
         (":",),
-        r"""(?:^|[^A-Za-z0-9._*-])(?:\*|[A-Za-z0-9_-]*[A-Za-z.][A-Za-z0-9._-]*):(?:[0-9]+|\*):[^:\s]+:[^:\s]+:(?P<s>[^\s"'`/][^\s"'`]*)""",
-        ("db.example.com:5432:app:bob:hunter2",),
-        ("root:x:0:0:root:/root:/bin/bash", "https://example.com:443/a:b:c", "10:30:00:12:5"),
-        reversible=False,
+        # host (a name, not a number), port (2 to 5 digits: not a user id), database, user (not the
+        # `x` of /etc/passwd, which reversed looks like this), password (not a path; `\:` escapes a
+        # colon, and a bare one means more fields: a MAC or IPv6 address)
+        r"(?m)(?:^|[^A-Za-z0-9._*-])(?:\*|[A-Za-z0-9_-]*[A-Za-z.][A-Za-z0-9._-]*):(?:[0-9]{2,5}|\*):[^:\s]+:"
+        r"""(?:[^:\s]{2,}|[^:\sx]|\*):(?P<s>(?:[^\s"'`/:\\]|\\.)(?:[^\s"'`:\\]|\\.)*)(?:[\s"'`]|$)""",
+        ("db.example.com:5432:app:bob:hunter2", "*:*:*:postgres:pw-local-1", "db:5432:app:bob:a\\:b"),
+        (
+            "root:x:0:0:root:/root:/bin/bash",
+            "hsab/nib/:toor/:toor:0:0:x:toor",
+            "nigolon/nibs/rsu/:www/rav/:atad-www:33:33:x:atad-www",
+            "https://example.com:443/a:b:c",
+            "10:30:00:12:5",
+            "fe80::1ff:fe23:4567:890a",
+            "aa:bb:cc:dd:ee:ff",
+            "link/ether 5a:64:d9:c8:c6:a2 brd ff:ff:ff:ff:ff:ff",
+        ),
     ),
     Shape(
         "credential assignment",

@@ -45,12 +45,11 @@ _TABLE = tuple(
 # Every literal once, with whether it is compared lower-cased and the row it opens; reversed text
 # holds a literal where the text holds it backwards.
 _FORWARD = tuple((lit, e.shape.fold, i) for i, e in enumerate(_TABLE) for lit in e.literals)
-_BACKWARD = tuple(
-    (lit[::-1], e.shape.fold, i) for i, e in enumerate(_TABLE) if e.shape.reversible for lit in e.literals
-)
+_BACKWARD = tuple((lit[::-1], e.shape.fold, i) for i, e in enumerate(_TABLE) for lit in e.literals)
 _B64_RUN = re2.compile(r"(?:[A-Za-z0-9+/_-]{4,}={0,2}\r?\n)*[A-Za-z0-9+/_-]{16,}={0,2}", _OPTIONS)
 _HEX_BYTE = r"(?:\\x|%|0x)?[0-9A-Fa-f]{2}"
-_HEX_RUN = re2.compile(rf"{_HEX_BYTE}(?:(?:[ :,]|\r?\n)?{_HEX_BYTE}){{7,}}", _OPTIONS)  # `xxd -p` wraps lines
+# Bytes apart by spaces, colons or commas, or a line break with indentation (`xxd -p`, `od -An -tx1`).
+_HEX_RUN = re2.compile(rf"{_HEX_BYTE}(?:(?:[ \t:,]{{1,3}}|[ \t]*\r?\n[ \t]*)?{_HEX_BYTE}){{7,}}", _OPTIONS)
 _HEX_PAIR = re.compile(r"(?:\\x|%|0x)?([0-9A-Fa-f]{2})")
 _TAIL_CAP = 8192  # streamed text held back for being one unbroken run, at most
 
