@@ -239,11 +239,13 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "pgpass line",
         (":",),
-        # host (a name, not a number), port (2 to 5 digits: not a user id), database, user (not the
-        # `x` of /etc/passwd, which reversed looks like this), password (not a path; `\:` escapes a
-        # colon, and a bare one means more fields: a MAC or IPv6 address)
+        # host (a name, not a number), port (2 to 5 digits: not a user id), database, user (a name,
+        # not the `x` of /etc/passwd, which reversed looks like this), password (3 characters or
+        # more, not a path; `\:` escapes a colon, and a bare one means more fields: a MAC or IPv6
+        # address)
         r"(?m)(?:^|[^A-Za-z0-9._*-])(?:\*|[A-Za-z0-9_-]*[A-Za-z.][A-Za-z0-9._-]*):(?:[0-9]{2,5}|\*):[^:\s]+:"
-        r"""(?:[^:\s]{2,}|[^:\sx]|\*):(?P<s>(?:[^\s"'`/:\\]|\\.)(?:[^\s"'`:\\]|\\.)*)(?:[\s"'`]|$)""",
+        r"(?:\*|[A-Za-wyz]|[^:\s]*[A-Za-z][^:\s]+|[^:\s]+[A-Za-z]):"
+        r"""(?P<s>(?:[^\s"'`/:\\]|\\.)(?:[^\s"'`:\\]|\\.){2,})(?:[\s"'`]|$)""",
         ("db.example.com:5432:app:bob:hunter2", "*:*:*:postgres:pw-local-1", "db:5432:app:bob:a\\:b"),
         (
             "root:x:0:0:root:/root:/bin/bash",
@@ -254,6 +256,9 @@ SHAPES: tuple[Shape, ...] = (
             "fe80::1ff:fe23:4567:890a",
             "aa:bb:cc:dd:ee:ff",
             "link/ether 5a:64:d9:c8:c6:a2 brd ff:ff:ff:ff:ff:ff",
+            "link/ether 02:fc:00:00:00:01 brd ff:ff:ff:ff:ff:ff",
+            "00:ab:12:cd:ef:34",
+            "fe80:0:0:0:1ff:fe23:4567:890a",
         ),
     ),
     Shape(
