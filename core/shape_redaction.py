@@ -51,6 +51,7 @@ _HEX_BYTE = r"(?:\\x|%|0x)?[0-9A-Fa-f]{2}"
 # Bytes apart by spaces, colons or commas, or a line break with indentation (`xxd -p`, `od -An -tx1`).
 _HEX_RUN = re2.compile(rf"{_HEX_BYTE}(?:(?:[ \t:,]{{1,3}}|[ \t]*\r?\n[ \t]*)?{_HEX_BYTE}){{7,}}", _OPTIONS)
 _HEX_PAIR = re.compile(r"(?:\\x|%|0x)?([0-9A-Fa-f]{2})")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _TAIL_CAP = 8192  # streamed text held back for being one unbroken run, at most
 
 # Values of a `name=value` pair that are code, not a secret: literals, types, placeholders.
@@ -154,8 +155,21 @@ def _encoded_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _matchable(text: str) -> str:
+    """`text` as RE2 can read it: RE2 reads UTF-8, so a lone surrogate (an undecodable byte of a file
+    name) becomes U+FFFD, one character for one, and every span stays where it was."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
 def secret_spans(text: str) -> list[tuple[int, int]]:
     """Where `text` holds a credential by its shape, as sorted, merged (start, end) spans."""
+    text = _matchable(text)
     lowered = text.lower()
     spans = sorted(
         _plain_spans(text, _rows(text, lowered, _FORWARD))
@@ -196,7 +210,7 @@ def open_tail(text: str) -> int:
     """Length of the end of streamed `text` that could still grow into a credential: the last unbroken
     run of non-space characters, a credential that reaches the end, and the text after a literal of
     a shape whose match crosses spaces and is not yet complete."""
-    window = text[-_TAIL_CAP:]
+    window = _matchable(text[-_TAIL_CAP:])
     start = len(window)
     while start and not window[start - 1].isspace():
         start -= 1

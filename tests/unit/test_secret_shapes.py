@@ -105,6 +105,18 @@ ORDINARY = [
 ]
 
 
+def test_undecodable_bytes_in_a_text_are_no_obstacle() -> None:
+    """A file name with bytes that are not UTF-8 reaches redaction as lone surrogates."""
+    text = "n-bad\udcff\udcfe.txt\npassword=hunter2 ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Y \udcff"
+    assert redact_shapes(text, MARK) == "n-bad\udcff\udcfe.txt\npassword=[R] [R] \udcff"
+    emit_seen = Recorder()
+    emit = RedactingEmit(emit_seen, Redactor())
+    for char in text:
+        emit(ev.ToolOutput(call_id="c", text=char))
+    emit(ev.Notice(message="done"))
+    assert "hunter2" not in "".join(d["text"] for d in emit_seen.of("tool_output"))
+
+
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_code_and_output_are_left_whole(text: str) -> None:
     assert redact_shapes(text, MARK) == text
