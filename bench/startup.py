@@ -12,11 +12,16 @@ the exe first when it is missing or stale (`./build.sh`). Three measures, median
 
 `--wine` adds the same rows for Windows CPython under wine against the Windows exe (./build.sh
 --windows), whose figures say more about wine's unpacking than about real Windows.
+
+Then what each dependency costs: per distribution, the bytes it adds to each exe and the bytes
+unpacked to disk at every start (a one-file exe writes its binaries out before Python starts; the
+modules are read in place), with the MCP client and the packages only it needs as one sum.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import statistics
@@ -39,6 +44,7 @@ WINEPREFIX = Path(os.environ.get("DEEPSEEK_AGENT_CACHE")
                   or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deepseek-agent"
                   ) / "exe" / "wine" / "prefix"
 WINE_PYTHON = r"C:\py311\python.exe"
+BUILD_PYTHON = WINEPREFIX.parent.parent / "linux-venv" / "bin" / "python"  # has PyInstaller's archive reader
 
 
 def medians(runs: int, once: Callable[[list[str]], float], commands: list[list[str]]) -> list[float]:
@@ -128,6 +134,30 @@ class Bench:
             print(f"{label:<26}{cells}{ratios}")
 
 
+def contents(exe: Path) -> list[str]:
+    """The table of what `exe` carries, per distribution (tests/support/exe_archive.py --costs)."""
+    python = str(BUILD_PYTHON) if BUILD_PYTHON.exists() else sys.executable
+    done = subprocess.run([python, str(ROOT / "tests" / "support" / "exe_archive.py"), "--costs", str(exe)],
+                          capture_output=True, text=True, check=False, timeout=300)
+    if done.returncode != 0:
+        return [f"{exe.name}: cannot read the archive ({done.stderr.strip().splitlines()[-1:]})"]
+    found = json.loads(done.stdout)
+    packages: dict[str, dict[str, int]] = found["packages"]
+    mcp = {name: row for name, row in packages.items() if name in found["mcp"]}
+    rows = sorted(packages.items(), key=lambda item: -item[1]["archived"])
+    lines = [f"{exe.name}: {exe.stat().st_size / 1e6:.1f} MB; per distribution, KB in the exe / KB unpacked "
+             "at every start"]
+    for name, row in rows[:14]:
+        lines.append(f"  {name:<52}{row['archived'] / 1e3:>8.0f}{row['unpacked'] / 1e3:>10.0f}")
+    rest = rows[14:]
+    lines.append(f"  {f'{len(rest)} others':<52}{sum(r['archived'] for _, r in rest) / 1e3:>8.0f}"
+                 f"{sum(r['unpacked'] for _, r in rest) / 1e3:>10.0f}")
+    lines.append(f"  {'the MCP client and what only it needs (' + str(len(mcp)) + ')':<52}"
+                 f"{sum(r['archived'] for r in mcp.values()) / 1e3:>8.0f}"
+                 f"{sum(r['unpacked'] for r in mcp.values()) / 1e3:>10.0f}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -152,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
             wine_env = bench.env(WINEPREFIX=str(WINEPREFIX), WINEDEBUG="-all")
             bench.compare("wine", [["wine", WINE_PYTHON, str(ROOT / "agent.py")], ["wine", str(win_exe)]], wine_env)
         bench.print()
+    for exe in [*exes, *([win_exe] if win_exe else [])]:
+        print("\n".join(contents(exe)))
     return 0
 
 

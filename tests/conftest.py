@@ -10,6 +10,7 @@ import pytest
 
 from core.config import Settings, load_settings
 from core.protocol import Event, fields_of
+from core.session.journal import Journal
 
 TEST_KEY = "sk-test-0123456789abcdef-SECRET"
 
@@ -59,6 +60,24 @@ class Recorder:
 @pytest.fixture
 def recorder() -> Recorder:
     return Recorder()
+
+
+@pytest.fixture(autouse=True)
+def _journals_closed(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Closes every session journal a test opened and left open (agents built in a test hold theirs
+    for good): an open journal keeps its file and lock open, and on Windows a temp folder holding
+    an open file cannot be deleted."""
+    opened: dict[int, Journal] = {}
+    original = Journal._open
+
+    def tracked(journal: Journal) -> Any:
+        opened[id(journal)] = journal
+        return original(journal)
+
+    monkeypatch.setattr(Journal, "_open", tracked)
+    yield
+    for journal in opened.values():
+        journal.close()
 
 
 # The tiers, one folder each under tests/: every test there carries its folder's marker.

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from core import __version__
 from core.cancel import Cancel
 from core.mcp.config import ServerConfig
+from core.mcp.sdk import load_client
 
 # (command, args) -> the (command, args) that runs it confined: the sandbox's hook. Trusted
 # servers, and every server while there is no sandbox, run as configured.
@@ -206,7 +207,8 @@ class McpManager:
         try:
             import anyio
             import anyio.from_thread
-            import mcp.client.session  # noqa: F401  the SDK, imported here and only when needed
+
+            load_client()  # the SDK, imported here and only when needed
         except ImportError as exc:
             self._loop_error = f"the MCP client is not available ({exc})"
             with self._lock:

@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,9 +94,12 @@ class Journal:
 
     @classmethod
     def create(cls, root: Path, workspace: Path, model: str, redact: Redactor | None = None) -> Journal:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        now = time.time_ns()
+        when = datetime.datetime.fromtimestamp(now / 1e9)
+        stamp = when.strftime("%Y%m%d-%H%M%S")
+        # "created" is for people (whole seconds); "created_ns" orders sessions started in one second.
         header = {"kind": "session", "version": FORMAT_VERSION, "workspace": str(workspace), "model": model,
-                  "created": datetime.datetime.now().isoformat(timespec="seconds")}
+                  "created": when.isoformat(timespec="seconds"), "created_ns": now}
         # 32 random bits: two agents started in the same second do not pick the same id (and if they
         # did, the session lock would stop the second at its first write instead of sharing it).
         return cls(root / f"{stamp}-{secrets.token_hex(4)}", redact, header)
@@ -140,6 +144,12 @@ class Journal:
         if self._file is not None and not self._file.closed:
             self._file.close()
         self._lock.release()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def _check_writable(root: Path) -> None:
@@ -233,6 +243,7 @@ class SessionInfo:
     created: str
     first_prompt: str
     workspace: str
+    started_ns: int = 0  # the precise creation time; journals written before it had only "created"
 
     def size(self) -> int:
         """Bytes on disk: the journal and the output archives."""
@@ -244,7 +255,7 @@ def list_sessions(root: Path) -> list[SessionInfo]:
     if not root.is_dir():
         return []
     infos = [info for folder in root.iterdir() if (info := _info(folder)) is not None]
-    return sorted(infos, key=lambda info: (info.created, info.id), reverse=True)
+    return sorted(infos, key=lambda info: (info.started_ns, info.id), reverse=True)
 
 
 def _info(folder: Path) -> SessionInfo | None:
@@ -259,8 +270,20 @@ def _info(folder: Path) -> SessionInfo | None:
         elif record.get("kind") == UserMessage.kind:
             first = str(record.get("text", ""))
             break
-    return SessionInfo(id=folder.name, folder=folder, created=str(header.get("created", "")),
-                       first_prompt=" ".join(first.split()), workspace=str(header.get("workspace", "")))
+    created = str(header.get("created", ""))
+    return SessionInfo(id=folder.name, folder=folder, created=created,
+                       first_prompt=" ".join(first.split()), workspace=str(header.get("workspace", "")),
+                       started_ns=_started_ns(header.get("created_ns"), created))
+
+
+def _started_ns(precise: Any, created: str) -> int:
+    """The header's precise time, else its whole-second ISO time (older journals), else 0 (sorts last)."""
+    if isinstance(precise, int) and not isinstance(precise, bool):
+        return precise
+    try:
+        return int(datetime.datetime.fromisoformat(created).timestamp()) * 1_000_000_000
+    except ValueError:
+        return 0
 
 
 def _head_records(path: Path, limit: int) -> Iterator[dict[str, Any]]:

@@ -293,6 +293,43 @@ def test_sessions_are_listed_newest_first(tmp_path: Path) -> None:
     assert [s.id for s in list_sessions(tmp_path)] == ["20260102-000000-bbbb", "20260101-000000-aaaa"]
 
 
+def test_resume_takes_the_later_of_two_sessions_started_in_the_same_second(tmp_path: Path) -> None:
+    with ScriptedServer([Reply(text_events("a")), Reply(text_events("b")), Reply(text_events("c"))]) as server:
+        for prompt in ("earlier", "later"):
+            assert run_agent(["--one", prompt], server.url, tmp_path).returncode == 0
+        root = tmp_path / "sessions"
+        # Give both the same second and random parts that sort against their order of creation.
+        for folder, suffix in zip(sorted(root.iterdir(), key=_first_prompt), ("ffffffff", "00000000"), strict=True):
+            lines = (folder / "journal.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+            header = json.loads(lines[0])
+            header["created"] = "2026-03-04T05:06:07"
+            (folder / "journal.jsonl").write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+            folder.rename(root / f"20260304-050607-{suffix}")
+        done = run_agent(["--resume", "--one", "go on"], server.url, tmp_path)
+    assert done.returncode == 0
+    assert server.requests[-1]["input"][0]["content"] == "later"
+
+
+def _first_prompt(folder: Path) -> str:
+    """Sorts the test's "earlier" session before its "later" one."""
+    return "0" if '"earlier"' in (folder / "journal.jsonl").read_text(encoding="utf-8") else "1"
+
+
+def test_sessions_in_one_second_list_in_creation_order_and_old_journals_still_sort(tmp_path: Path,
+                                                                                    monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    second = 1_780_000_000 * 1_000_000_000
+    ids = []
+    for offset in (1, 2, 3):
+        monkeypatch.setattr(time, "time_ns", lambda offset=offset: second + offset * 1000)
+        journal = Journal.create(tmp_path, tmp_path, "m")
+        journal.append(UserMessage(f"task {offset}"))
+        journal.close()
+        ids.append(journal.id)
+    old = "20200101-000000-zzzz"  # a journal written before the precise time: whole seconds only
+    Journal(tmp_path / old).write({"kind": "session", "created": "2020-01-01T00:00:00"})
+    assert [s.id for s in list_sessions(tmp_path)] == [*reversed(ids), old]
+
+
 def test_appending_after_a_torn_line_keeps_the_new_records(tmp_path: Path) -> None:
     journal = Journal.create(tmp_path, tmp_path, "m")
     journal.append(UserMessage("first task"))

@@ -2,7 +2,8 @@
 
 Prints JSON: `entries` (the archive's top-level names), `modules` (the PYZ's module names) and, for
 each needle, the entries whose decompressed bytes contain it (PYZ modules and the members of
-bundled zip files included). It needs PyInstaller's `CArchiveReader`, so tests run it with the
+bundled zip files included). With `--costs EXE` it prints, per package, the bytes it adds to the
+exe and the bytes unpacked to disk at every start (bench/startup.py's table). It needs PyInstaller's `CArchiveReader`, so tests run it with the
 build venv's Python (see `tests/e2e/test_exe.py`), not the test runner's.
 """
 
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 
 from PyInstaller.archive.readers import CArchiveReader
 
@@ -43,7 +46,82 @@ def contents(path: str) -> tuple[list[str], list[str], Iterator[tuple[str, bytes
     return entries, sorted(pyz.toc), blobs()
 
 
+SYSTEM = "(Python, its standard library, system libraries)"
+OWN = ("agent", "tui", "core", "ui")  # this project's modules, which no installed distribution names
+
+
+def owner(top: str, distributions: dict[str, list[str]]) -> str:
+    """The distribution a top-level module or folder of the archive comes from."""
+    if top in OWN:
+        return "deepseek-agent"
+    found = distributions.get(top)
+    return found[0].lower().replace("_", "-") if found else SYSTEM
+
+
+def _name(requirement: str) -> str:
+    return re.match(r"[A-Za-z0-9._-]+", requirement).group(0).lower().replace("_", "-")  # type: ignore[union-attr]
+
+
+def only_needed_by(root: str) -> set[str]:
+    """`root` and the distributions installed only for it: its requirements, walked, less what the
+    project's other requirements (pyproject.toml) need."""
+    from importlib import metadata
+
+    import tomllib  # Python 3.11+, as the build venvs are
+
+    def requires(name: str) -> set[str]:
+        try:
+            listed = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            return set()
+        return {_name(r) for r in listed if "extra ==" not in r}
+
+    def closure(names: set[str]) -> set[str]:
+        seen: set[str] = set()
+        while names:
+            name = names.pop()
+            if name not in seen:
+                seen.add(name)
+                names |= requires(name)
+        return seen
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    mine = {_name(r) for r in tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]}
+    return closure({root}) - closure(mine - {root})
+
+
+def costs(path: str) -> dict[str, object]:
+    """Per distribution: `archived` (compressed bytes in the exe) and `unpacked` (bytes written to
+    disk at every start: binaries and data, not the modules, which are read in place)."""
+    from importlib import metadata
+
+    distributions = metadata.packages_distributions()
+    archive = CArchiveReader(path)
+    found: dict[str, dict[str, int]] = {}
+
+    def add(name: str, archived: int, unpacked: int) -> None:
+        row = found.setdefault(name, {"archived": 0, "unpacked": 0})
+        row["archived"] += archived
+        row["unpacked"] += unpacked
+
+    for name, entry in archive.toc.items():
+        _, length, unpacked_length, _, kind = entry
+        if kind == "z":
+            pyz = archive.open_embedded_archive(name)
+            for module, (_, _, size) in pyz.toc.items():
+                add(owner(module.split(".")[0], distributions), size, 0)
+        elif kind in "bx":
+            folder, _, _ = name.replace("\\", "/").rpartition("/")  # a Windows exe names them with backslashes
+            add(owner(folder.split("/")[0], distributions), length, unpacked_length)
+        else:
+            add(SYSTEM, length, 0)  # the bootloader's own scripts and options
+    return {"packages": found, "mcp": sorted(only_needed_by("mcp"))}
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--costs"]:
+        json.dump(costs(argv[1]), sys.stdout)
+        return 0
     path, needles = argv[0], [n.encode() for n in argv[1:]]
     entries, modules, blobs = contents(path)
     found: dict[str, list[str]] = {n.decode(): [] for n in needles}

@@ -24,6 +24,9 @@ INLINE_CODE = re.compile(r"`[^`\n]*`")
 LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 CODE = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
+# A measurements block named in prose: the "sandbox" block of [measurements.md](measurements.md)
+NAMED_BLOCK = re.compile(r"[\"'`]([a-z][\w-]*)[\"'`] blocks? (?:of|in) \[?(?:docs/)?measurements\.md")
+BLOCK_START = re.compile(r"^<!-- BEGIN ([\w-]+) -->$", re.MULTILINE)
 # A path of this repository named in code (`core/tools/cmdline.py`, `python3 tests/windows.py`)
 REPO_PATH = re.compile(r"(?<![\w/~.$%-])((?:core|ui|tests|bench|docs|\.ci|\.github)/[\w./-]*[\w/])")
 
@@ -53,6 +56,13 @@ def anchors(page: Path) -> set[str]:
             name = f"{base}-{n}"
         found.add(name)
     return found
+
+
+def missing_blocks(page: Path, measurements_page: Path) -> list[str]:
+    """The measurements blocks `page` sends its reader to that the measurements page does not hold."""
+    present = set(BLOCK_START.findall(measurements_page.read_text(encoding="utf-8")))
+    named = NAMED_BLOCK.findall(" ".join(page.read_text(encoding="utf-8").split()))
+    return sorted(set(named) - present)
 
 
 def broken_links(page: Path) -> list[str]:
@@ -89,6 +99,21 @@ def test_every_relative_link_lands(page: Path) -> None:
 def missing_paths(page: Path) -> list[str]:
     named = (path for code in CODE.findall(page.read_text(encoding="utf-8")) for path in REPO_PATH.findall(code))
     return [path for path in dict.fromkeys(named) if not (ROOT / path).exists()]
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_measurements_block_a_doc_names_exists(page: Path) -> None:
+    assert missing_blocks(page, ROOT / "docs" / "measurements.md") == []
+
+
+def test_the_block_check_sees_a_missing_block_across_lines(tmp_path: Path) -> None:
+    figures = tmp_path / "measurements.md"
+    figures.write_text("# M\n\n<!-- BEGIN startup -->\nx\n<!-- END startup -->\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text('See the "startup" block of [measurements.md](measurements.md), and the "sandbox"\n'
+                    "block of\n[measurements.md](measurements.md); `cost` blocks in docs/measurements.md too.\n",
+                    encoding="utf-8")
+    assert missing_blocks(page, figures) == ["cost", "sandbox"]
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: p.relative_to(ROOT).as_posix())

@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from tests.support.programs import require_programs
 from tests.support.sandbox_corpus import ENV_SECRET, ORDINARY, SECRET_READS, Layout, corpus, leaks
 from tests.support.sandbox_fixtures import confinement, run
 
@@ -16,6 +17,7 @@ METADATA = ("chmod ", "chown ")
 @pytest.mark.parametrize(("cause", "command"), corpus(), ids=[f"{c}: {m[:40]}" for c, m in corpus()])
 def test_a_destructive_command_harms_nothing_outside_when_confined(layout: Layout, backend: str, cause: str,
                                                                     command: str, request: pytest.FixtureRequest) -> None:
+    require_programs(command)
     if backend == "landlock" and command.startswith(METADATA):
         request.applymarker(pytest.mark.xfail(strict=True, reason="Landlock does not cover a file's mode and owner"))
     confined = confinement(layout, backend)
@@ -39,6 +41,7 @@ def agent_like() -> subprocess.Popen:
 @pytest.mark.parametrize("command", SECRET_READS)
 def test_reading_secrets_or_the_agents_environment_yields_nothing(layout: Layout, backend: str, command: str,
                                                                   agent_like: subprocess.Popen) -> None:
+    require_programs(command)
     command = command.replace("$PPID", str(agent_like.pid))
     confined = confinement(layout, backend)
     shown = run(command, layout, confined).output
@@ -49,6 +52,7 @@ def test_reading_secrets_or_the_agents_environment_yields_nothing(layout: Layout
 
 @pytest.mark.parametrize("command", ORDINARY)
 def test_ordinary_work_in_the_workspace_runs_confined(layout: Layout, backend: str, command: str) -> None:
+    require_programs(command)
     done = run(command, layout, confinement(layout, backend))
     assert done.exit_code == 0, f"{command!r} failed in the {backend} sandbox: {done.output.decode()[-400:]}"
 
