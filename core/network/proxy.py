@@ -50,13 +50,34 @@ class Decision:
 
 
 def refusal_text(host: str, port: int, reason: str) -> str:
-    """What a refused command (and through it the model) reads: the host, why, and how to allow it."""
+    """What a refused command reads in the 403's body: the host, why, and how to allow it."""
     return (
         f"deepseek-agent's network proxy refused a connection to {host}:{port}: {reason}.\n"
-        f"Commands reach package registries and source hosts; any other host needs the user's yes.\n"
-        f"The user can allow this host by adding it to AGENT_NETWORK_ALLOW (AGENT_NETWORK_ALLOW={host}),\n"
-        f"by answering 'always' when asked in an interactive session, or open the network for all\n"
-        f"commands with AGENT_NETWORK=on.\n"
+        + _how_to_allow([host])
+    )
+
+
+def refusal_note(decisions: list[Decision]) -> str:
+    """A note for the model about the connections `decisions` refused ("" when none was), to go with
+    a command's output: a client of HTTPS shows only "CONNECT tunnel failed, response 403", not the
+    body that says how to allow the host."""
+    refused = {(d.host, d.port): d.reason for d in decisions if not d.allowed}
+    if not refused:
+        return ""
+    lines = [
+        f"deepseek-agent's network proxy refused {host}:{port}: {reason}."
+        for (host, port), reason in refused.items()
+    ]
+    return "\n".join(lines) + "\n" + _how_to_allow(list(dict.fromkeys(host for host, _ in refused)))
+
+
+def _how_to_allow(hosts: list[str]) -> str:
+    named = ",".join(hosts)
+    return (
+        "Commands reach package registries and source hosts; any other host needs the user's yes.\n"
+        f"The user can allow it by adding it to AGENT_NETWORK_ALLOW (AGENT_NETWORK_ALLOW={named}),\n"
+        "by answering 'always' when asked in an interactive session, or open the network for all\n"
+        "commands with AGENT_NETWORK=on.\n"
     )
 
 
@@ -117,6 +138,11 @@ class Proxy:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+    def decisions_since(self, count: int) -> list[Decision]:
+        """The decisions after the first `count` (take `len(proxy.decisions)` before a command runs)."""
+        with self._log_lock:
+            return self.decisions[count:]
 
     def decide(self, host: str, port: int, method: str) -> Decision:
         """Whether a connection to `host:port` may go, and why; asks when no rule or answer says."""

@@ -18,7 +18,7 @@ import pytest
 
 from core.network.child_env import proxy_environment
 from core.network.hosts import Answer, HostRules
-from core.network.proxy import Decision, Proxy
+from core.network.proxy import Decision, Proxy, refusal_note
 
 
 class _Upstream(http.server.ThreadingHTTPServer):
@@ -172,6 +172,20 @@ def test_an_unlisted_host_is_refused_when_no_one_can_be_asked(upstream: _Upstrea
     assert f"refused a connection to {host}:" in status and f"AGENT_NETWORK_ALLOW={host}" in status
     assert "AGENT_NETWORK=on" in status and upstream.seen == []
     assert [d.allowed for d in proxy.decisions] == [False]
+
+
+def test_the_model_gets_a_note_of_what_a_command_was_refused(upstream: _Upstream) -> None:
+    """An HTTPS client prints only "CONNECT tunnel failed, response 403": the note names the hosts."""
+    with _proxy(upstream) as proxy:
+        _connect(proxy, "pypi.org:443")[1].close()
+        before = len(proxy.decisions)
+        for target in ("evil.example:443", "evil.example:443", "paste.example:80", "github.com:443"):
+            _connect(proxy, target)[1].close()
+        note = refusal_note(proxy.decisions_since(before))
+    assert note.count("refused evil.example:443") == 1 and "refused paste.example:80" in note
+    assert "github.com" not in note and "pypi.org" not in note
+    assert "AGENT_NETWORK_ALLOW=evil.example,paste.example" in note and "AGENT_NETWORK=on" in note
+    assert refusal_note(proxy.decisions[:1]) == ""
 
 
 def test_plain_http_to_an_unlisted_host_is_refused_before_anything_is_sent(upstream: _Upstream) -> None:
