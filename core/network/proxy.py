@@ -15,7 +15,6 @@ replace to reach a stand-in on 127.0.0.1), and the request's own Host header is 
 from __future__ import annotations
 
 import contextlib
-import selectors
 import socket
 import socketserver
 import threading
@@ -26,13 +25,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from core.network.hosts import Answer, HostRules, normal_host
+from core.network.relay import relay
 
 Ask = Callable[[str, int], Answer]
 Resolve = Callable[[str, int], tuple[str, int]]
 
 _HEAD_LIMIT = 64 * 1024  # a request head longer than this is refused
 _CHUNK = 64 * 1024
-_IDLE_SECONDS = 300.0  # a tunnel with no traffic either way for this long is closed
 _CONNECT_SECONDS = 30.0
 _HOP_HEADERS = ("proxy-connection", "proxy-authorization", "connection", "keep-alive")
 
@@ -231,7 +230,7 @@ class _Handler(socketserver.BaseRequestHandler):
                 upstream.sendall(_forwarded_head(method, origin_target, version, headers))
             if rest:
                 upstream.sendall(rest)
-            _relay(client, upstream)
+            relay(client, upstream)
 
 
 def _read_head(client: socket.socket) -> tuple[bytes, bytes]:
@@ -296,33 +295,6 @@ def _reply(client: socket.socket, status: int, body: str) -> None:
     )
     with contextlib.suppress(OSError):
         client.sendall(head.encode("latin-1") + data)
-
-
-def _relay(a: socket.socket, b: socket.socket) -> None:
-    """Copy bytes both ways until both sides have finished sending (or nothing moves for a while)."""
-    for sock in (a, b):
-        sock.settimeout(None)
-    with selectors.DefaultSelector() as selector:
-        selector.register(a, selectors.EVENT_READ, b)
-        selector.register(b, selectors.EVENT_READ, a)
-        open_sides = 2
-        while open_sides:
-            ready = selector.select(_IDLE_SECONDS)
-            if not ready:
-                return
-            for key, _ in ready:
-                source, sink = key.fileobj, key.data
-                try:
-                    data = source.recv(_CHUNK)  # type: ignore[union-attr]
-                    if data:
-                        sink.sendall(data)
-                        continue
-                except OSError:
-                    return
-                selector.unregister(source)
-                open_sides -= 1
-                with contextlib.suppress(OSError):
-                    sink.shutdown(socket.SHUT_WR)
 
 
 class _TCPServer(socketserver.ThreadingTCPServer):

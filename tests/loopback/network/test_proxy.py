@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from core.network.bridge import Bridge
 from core.network.child_env import proxy_environment
 from core.network.hosts import Answer, HostRules
 from core.network.proxy import Decision, Proxy, refusal_note
@@ -325,3 +326,30 @@ def test_the_proxy_serves_on_a_unix_socket_too(upstream: _Upstream, tmp_path: Pa
         assert sock.recv(4096).startswith(b"HTTP/1.1 200")
         assert "upstream saw GET /api/v1/crates" in _through_tunnel(sock, "/api/v1/crates")
     assert not path.exists() and proxy.decisions[0].host == "crates.io"
+
+
+def test_a_bridge_on_another_loopback_reaches_the_proxys_socket_file(
+    upstream: _Upstream, tmp_path: Path
+) -> None:
+    """What a command in its own network namespace gets: a port on its loopback that leads to the
+    proxy's socket file, decisions and refusals included."""
+    path = tmp_path / "proxy.sock"
+    port = upstream.server_address[1]
+    with Proxy(HostRules.of(), resolve=lambda host, _: ("127.0.0.1", port), listen=path) as proxy:
+        bridge = Bridge(path)
+        threading.Thread(target=bridge.serve_forever, daemon=True).start()
+        try:
+            for target, allowed in (("static.crates.io:443", True), ("evil.example:443", False)):
+                with socket.create_connection(bridge.server_address, timeout=10) as sock:
+                    sock.sendall(f"CONNECT {target} HTTP/1.1\r\n\r\n".encode())
+                    reply = sock.recv(4096)
+                    assert reply.startswith(b"HTTP/1.1 200" if allowed else b"HTTP/1.1 403"), reply
+                    if allowed:
+                        assert "upstream saw GET /crates/x" in _through_tunnel(sock, "/crates/x")
+        finally:
+            bridge.shutdown()
+            bridge.server_close()
+    assert [(d.host, d.allowed) for d in proxy.decisions] == [
+        ("static.crates.io", True),
+        ("evil.example", False),
+    ]
