@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from core.network.hosts import parse_patterns
 from core.prices import parse_prices
 
 API_KEY = "DEEPSEEK_API_KEY"
@@ -134,6 +135,7 @@ class Settings:
     network: str = "on"  # AGENT_NETWORK=off: confined commands may not open TCP connections
     sandbox_writable: str = ""  # AGENT_SANDBOX_WRITABLE: more folders commands may write (os.pathsep-separated)
     sandbox_sockets: str = ""  # AGENT_SANDBOX_SOCKETS: Unix sockets commands may use (see core.sandbox.policy)
+    network_allow: str = ""  # AGENT_NETWORK_ALLOW: hosts the network proxy lets through besides its list
     mcp_config: str = ""  # DEEPSEEK_MCP_CONFIG: one more mcp.json to read (see core.mcp.config)
     env_file: Path = field(default_factory=default_env_file)
     # Where each setting the user gave came from (attribute -> "the environment variable X", a file,
@@ -193,6 +195,7 @@ ENV_NAMES: dict[str, str] = {
     "network": "AGENT_NETWORK",
     "sandbox_writable": "AGENT_SANDBOX_WRITABLE",
     "sandbox_sockets": "AGENT_SANDBOX_SOCKETS",
+    "network_allow": "AGENT_NETWORK_ALLOW",
     "mcp_config": "DEEPSEEK_MCP_CONFIG",
 }
 
@@ -325,6 +328,10 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"{named('sandbox')} must be one of {', '.join(SANDBOX_CHOICES)}.")
     if s.network not in ("on", "off"):
         raise ConfigError(f"{named('network')} must be on or off.")
+    try:
+        parse_patterns(s.network_allow)
+    except ValueError as exc:
+        raise ConfigError(f"{named('network_allow')}: {exc} (expected host names or *.domain, comma-separated).") from None
     try:
         parse_prices(s.prices)
     except ValueError as exc:

@@ -10,21 +10,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.shape_redaction import has_shape, redact_shapes
+from core.shape_redaction import open_tail as shape_open_tail
+
 REDACTED = "[REDACTED]"
-# Secrets recognisable by their shape, whoever they belong to. Each has a literal that must occur for
-# it to match: most text has none of them, and then no regex runs (this sees every byte of output).
-_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = tuple(
-    (literals, re.compile(pattern), keep) for literals, pattern, keep in (
-        (("earer", "EARER"), r"([Bb]earer|BEARER)(\s+)[A-Za-z0-9._~+/=-]{8,}", r"\1\2"),  # Authorization
-        (("sk-",), r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}", ""),  # DeepSeek / OpenAI / Anthropic keys
-        (("AKIA", "ASIA"), r"(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])", ""),  # AWS access key ids
-        (("gh", "github_pat_", "glpat-"), r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}"
-                                         r"|glpat-[A-Za-z0-9_-]{20,})", ""),
-        (("xox",), r"(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}", ""),  # Slack
-        (("PRIVATE KEY-----",), r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-         ""),
-        (("://",), r"(://[^\s:/@]+:)[^\s@/]+(?=@)", r"\1"),  # the password in scheme://user:password@host
-    ))
 
 
 # -- the child environment ------------------------------------------------------------------------
@@ -43,7 +32,7 @@ SECRET_NAMES = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_*",
 _SHELL_OWN = {"PWD", "OLDPWD"}  # the shell's current folder, not a password
 _ALWAYS_DROPPED = {"DEEPSEEK_API_KEY"}  # the agent's own key, whatever AGENT_ENV_KEEP says
 # A value is held back too when it is a URL with credentials, a connection string with a password
-# or account key in it, or shaped like a credential (`sk-…`, `ghp_…`, a private key: _SHAPES).
+# or account key in it, or shaped like a credential (`core.secret_shapes`).
 _URL_WITH_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s]+@")
 _CONNECTION_SECRET = re.compile(r"(?i)(?:^|;)\s*(?:password|pwd|account\s*key|shared\s*access\s*(?:key|signature))\s*=")
 
@@ -59,7 +48,7 @@ def is_secret_name(name: str) -> bool:
 def is_secret_value(value: str) -> bool:
     if _URL_WITH_USERINFO.search(value) or _CONNECTION_SECRET.search(value):
         return True
-    return any(pattern.search(value) for literals, pattern, _ in _SHAPES if any(lit in value for lit in literals))
+    return has_shape(value)
 
 
 @dataclass(frozen=True)
@@ -131,8 +120,8 @@ def spellings(secret: str) -> list[str]:
 
 class Redactor:
     """Replaces known secret values, in any spelling `spellings` lists, and text shaped like a
-    credential (`Bearer …`, `sk-…`, AWS and GitHub tokens, private key blocks, URL passwords), in any
-    text before it is shown or saved. Besides the secrets it is given, it knows the values the agent
+    credential (the table in `core.secret_shapes`, in the spellings `core.shape_redaction` reads), in
+    any text before it is shown or saved. Besides the secrets it is given, it knows the values the agent
     moved out of its own environment (`remember_hidden`)."""
 
     def __init__(self, *secrets: str | None) -> None:
@@ -141,7 +130,8 @@ class Redactor:
         self.forms = sorted({form for secret in self.secrets for form in spellings(secret)}, key=len, reverse=True)
         self._pattern = re.compile("|".join(_GAP.join(map(re.escape, form)) for form in self.forms)) if self.forms else None
 
-    def __call__(self, text: str) -> str:
+    def __call__(self, text: str, open_end: bool = False) -> str:
+        """`text` redacted; `open_end` says more of it follows (`shape_redaction.redact_shapes`)."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -149,13 +139,14 @@ class Redactor:
             squeezed = squeeze(text)
             if any(form in squeezed for form in self.forms):
                 text = self._pattern.sub(REDACTED, text)
-        for literals, pattern, keep in _SHAPES:
-            if any(literal in text for literal in literals):
-                text = pattern.sub(keep + REDACTED, text)
-        return text
+        return redact_shapes(text, REDACTED, open_end)
 
     def open_tail(self, text: str) -> int:
-        """Length of the longest end of `text` that could still grow into a spelling of a secret."""
+        """Length of the longest end of `text` that could still grow into a secret: a spelling of a
+        known one, or a credential by its shape."""
+        return max(self._value_tail(text), shape_open_tail(text))
+
+    def _value_tail(self, text: str) -> int:
         window = text[-(max(map(len, self.forms), default=0) * 17):]
         positions = [i for i, char in enumerate(window) if char not in _SPREAD]
         squeezed = "".join(window[i] for i in positions)
@@ -210,14 +201,14 @@ class RedactingEmit:
     def __call__(self, event: Any) -> None:
         """`event` is one of `core.protocol`'s frozen dataclasses."""
         field = _STREAMS.get(event.type)
-        if field is None or not self._redact.secrets:
+        if field is None:
             self.flush()
             self._out(event)
             return
         key = (event.type, str(getattr(event, "call_id", "")))
         _, held = self._pending.pop(key, (event, ""))
         self.flush()  # another stream's held text goes first: output keeps its order
-        text = self._redact(held + str(getattr(event, field)))
+        text = self._redact(held + str(getattr(event, field)), open_end=True)
         cut = len(text) - self._redact.open_tail(text)
         if cut < len(text):
             self._pending[key] = (event, text[cut:])
@@ -228,7 +219,7 @@ class RedactingEmit:
         """Release whatever is held back (it cannot become a secret any more)."""
         pending, self._pending = self._pending, {}
         for (kind, _), (event, held) in pending.items():
-            self._out(dataclasses.replace(event, **{_STREAMS[kind]: held}))
+            self._out(dataclasses.replace(event, **{_STREAMS[kind]: self._redact(held)}))
 
     def _out(self, event: Any) -> None:
         from core.sanitize import shown_deep  # sanitize imports the pruner's cleaning; keep this module light

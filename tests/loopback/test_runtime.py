@@ -109,6 +109,7 @@ def test_clear_and_resume_swap_the_session_inside_the_runtime(tmp_path: Path) ->
             resumed = inbox.next(ev.SessionOpened)
             assert resumed.id == first.id and resumed.resumed
             assert [h["text"] for h in resumed.history if h["kind"] == "user"] == ["in the first session"]
+            assert inbox.next(ev.JobEnded).kind == "command"  # the /resume's: the next one is the task's
             runtime.send(ev.Submit("back in the first"))
             inbox.next(ev.JobEnded)
         finally:

@@ -57,7 +57,8 @@ def test_ordinary_text_is_untouched_and_held_back_briefly() -> None:
     redact = Redactor(TEST_KEY)
     text = "def test(): assert sk_test == 0x736b  # hex 736b2d74 and base64 c2st, one token each\n" * 3
     assert redact(text) == text
-    assert redact.open_tail("nothing to hold") == 0 and redact.open_tail("prefix s") == 1
+    assert redact.open_tail("nothing to hold\n") == 0 and redact.open_tail("prefix s") == 1
+    assert redact.open_tail("the last word") == len("word")  # it could still grow into a token
     assert redact.open_tail("prefix s k -") == len("s k -")
 
 
