@@ -75,7 +75,7 @@ def test_a_missing_binary_and_a_hanging_server_do_not_hold_the_run(tmp_path: Pat
 
 
 def test_a_workspace_mcp_json_starts_nothing_without_a_yes(tmp_path: Path) -> None:
-    pid_file = tmp_path / "pids"
+    pid_file = tmp_path / "ws" / "pids"  # in the workspace: the servers run confined
     write_config(tmp_path / "ws" / ".mcp.json", {"repo": demo_entry(pid_file), "other": demo_entry(pid_file)})
     with ScriptedServer([Reply(text_events("done"))]) as server:
         done = run_agent(["--one", "hello"], server.url, tmp_path)
