@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 from core.agent.agents_seen import AGENTS_FILE, AgentsSeen
 from core.checkpoints.diff import unified
 from core.credentials import is_credential_path
+from core.secrets import REDACTED
 from core.tools.atomic import WriteFailed, write_atomically
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.edit_match import EditMismatch, Placement, locate, locate_all
@@ -142,6 +143,7 @@ def _guard_credentials(ctx: ToolContext, rel: str, action: str) -> None:
 
 def _store(ctx: ToolContext, target: Path, data: bytes, make_parents: bool = False,
            previous: bytes | None = None) -> None:
+    _guard_placeholder(ctx.workspace.rel(target), data, previous)
     agents_md = target.parent == ctx.workspace.root and target.name.lower() == AGENTS_FILE.lower()
     if agents_md:
         _ask_for_agents_md(ctx, previous, data)
@@ -153,6 +155,19 @@ def _store(ctx: ToolContext, target: Path, data: bytes, make_parents: bool = Fal
         from core.agent.prompt import read_agents_md  # it imports the tools: not at the top
 
         AgentsSeen.for_settings(ctx.settings, ctx.workspace.root).record(read_agents_md(ctx.workspace.root).text)
+
+
+def _guard_placeholder(rel: str, data: bytes, previous: bytes | None) -> None:
+    """The model sees [REDACTED] where a file holds a credential; writing that back would replace the
+    real value with the placeholder. A write that adds the placeholder is refused; one that keeps
+    those the file already had (a file about redaction) is not."""
+    marker = REDACTED.encode()
+    added = data.count(marker) - (previous or b"").count(marker)
+    if added > 0:
+        raise ToolError(f"refused: the new text of {rel} holds {REDACTED} {added} more time(s) than the file does. "
+                        f"{REDACTED} is what you were shown in place of a credential; writing it would replace the "
+                        "real value. Change only the lines around it (an edit whose old_text and new_text leave "
+                        "that line out), or ask the user to make this change.")
 
 
 def _ask_for_agents_md(ctx: ToolContext, previous: bytes | None, data: bytes) -> None:

@@ -252,3 +252,42 @@ def test_absurd_numbers_are_argument_errors_not_crashes() -> None:
     for raw in ('{"path": "x", "n": 1e400}', '{"path": "x", "n": "nan"}'):
         with pytest.raises(ToolError, match="must be an integer"):
             parse_arguments(raw, TOOL)
+
+
+# -- the redaction placeholder ------------------------------------------------------------------
+SETTINGS_WITH_CREDENTIALS = ('DEBUG = True\nDATABASE_URL = "postgres://app:s3cr3t-Passw0rd-991@db:5432/app"\n'
+                             'GITHUB_TOKEN = "ghp_Zq8vN2kLm4Pw7Rt1Yx5Cb9Hj3Fd6Gs0Ae2Ui"\nTIMEOUT = 30\n')
+
+
+def test_writing_back_the_redacted_view_of_a_file_is_refused_and_loses_nothing(ws: Path) -> None:
+    from core.secrets import REDACTED, Redactor
+
+    (ws / "settings.py").write_text(SETTINGS_WITH_CREDENTIALS)
+    seen = Redactor()(read_file({"path": "settings.py"}, ctx(ws)).output)  # what the model is shown
+    assert REDACTED in seen and "s3cr3t" not in seen and "ghp_" not in seen
+    shown = "".join(line.split("\t", 1)[1] + "\n" for line in seen.splitlines() if "\t" in line)
+    attempts = [
+        lambda: write_file({"path": "settings.py", "content": shown.replace("DEBUG = True", "DEBUG = False")}, ctx(ws)),
+        lambda: write_file({"path": "copy_of_settings.py", "content": shown}, ctx(ws)),
+        lambda: edit_file({"path": "settings.py", "old_text": "DEBUG = True",
+                           "new_text": f'DEBUG = True\nAPI_KEY = "{REDACTED}"'}, ctx(ws)),
+        lambda: edit_file({"path": "settings.py", "old_text": shown.splitlines()[2],
+                           "new_text": shown.splitlines()[2] + "  # rotated"}, ctx(ws)),
+    ]
+    for attempt in attempts:
+        with pytest.raises(ToolError):
+            attempt()
+    assert (ws / "settings.py").read_text() == SETTINGS_WITH_CREDENTIALS
+    assert not (ws / "copy_of_settings.py").exists()
+    edit_file({"path": "settings.py", "old_text": "TIMEOUT = 30", "new_text": "TIMEOUT = 60"}, ctx(ws))
+    assert (ws / "settings.py").read_text() == SETTINGS_WITH_CREDENTIALS.replace("TIMEOUT = 30", "TIMEOUT = 60")
+
+
+def test_a_file_that_already_holds_the_placeholder_can_still_be_edited(ws: Path) -> None:
+    from core.secrets import REDACTED
+
+    (ws / "redaction.md").write_text(f"Secrets show as {REDACTED}.\nSee also {REDACTED} in logs.\n")
+    edit_file({"path": "redaction.md", "old_text": "in logs", "new_text": "in the journal"}, ctx(ws))
+    assert (ws / "redaction.md").read_text().count(REDACTED) == 2
+    with pytest.raises(ToolError, match="more time"):
+        edit_file({"path": "redaction.md", "old_text": "journal", "new_text": f"journal, and {REDACTED}"}, ctx(ws))
