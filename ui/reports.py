@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 from core import protocol as ev
-from core.modes import SUMMARY
 from core.runtime.slash import Usage
 
+MODES = {  # what each approval mode runs unasked
+    "auto": "commands run in the sandbox unasked; leaving it asks",
+    "ask": "read-only commands and your allow rules run; everything else asks",
+    "yes": "every question is answered yes",
+}
 NO_MCP = ("No MCP servers are configured. Put them in mcp.json beside the .env, in the file named by "
           "DEEPSEEK_MCP_CONFIG, or in the workspace's .mcp.json (see docs/mcp.md).")
 _CANNOT = {"/resume": "Cannot resume: ", "/clear": "Cannot start a new session: "}
@@ -20,9 +24,9 @@ def answer_text(answer: ev.CommandAnswer | Usage) -> str:
         case ev.CommandFailed(command=command, detail=detail):
             return _CANNOT.get(command, "") + detail
         case ev.ModeChanged(mode=mode, changed=True):
-            return f"Mode: {mode} ({SUMMARY[mode]}) from the next command on."
+            return f"Mode: {mode} ({MODES[mode]}) from the next command on."
         case ev.ModeChanged(mode=mode, usable=usable, sandbox=sandbox):
-            return f"Mode: {mode} ({SUMMARY[mode]}). Sandbox: {sandbox}.\nSwitch with /mode {'|'.join(usable)}."
+            return f"Mode: {mode} ({MODES[mode]}). Sandbox: {sandbox}.\nSwitch with /mode {'|'.join(usable)}."
         case ev.ModelChanged(model=model, changed=True):
             return f"Model: {model} from the next request on"
         case ev.ModelChanged(model=model):

@@ -4,6 +4,7 @@ them, the TUI shows them (with a gauge for /context)."""
 from __future__ import annotations
 
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -68,3 +69,11 @@ def test_every_kind_of_answer_is_worded() -> None:
 def test_the_sessions_listing_outside_a_session_names_no_current_one() -> None:
     text = sessions_text(ev.SessionsListed("", "/s", [ROW], 0, ""))
     assert "current" not in text and text.endswith("Resume one with --resume ID (or --resume for the latest).")
+
+
+@pytest.mark.parametrize("words", ["Mode: ", "Model: ", "Sessions in ", "Resumed session", "New conversation",
+                                   "No checkpoints in this session", '["MCP servers:"]', "Undo cancelled",
+                                   "Nothing to undo", "/mcp restart NAME restarts"])
+def test_the_core_words_no_slash_command_answer(words: str) -> None:
+    core = Path(__file__).resolve().parents[3] / "core"
+    assert [p.relative_to(core).as_posix() for p in core.rglob("*.py") if words in p.read_text(encoding="utf-8")] == []
