@@ -1,6 +1,9 @@
 """What the slash-command ops do. Each takes its op and the runtime's session, acts, and returns the
 typed answer (with the op's id) and, for `NewSession`/`Resume`, the session to continue with; the
 new session has announced itself with a `SessionOpened` event. The words are the front ends'.
+
+The approval mode and the model are the runtime's (`Owned`): `SetMode` and `SetModel` write them
+there, and the open session follows; the next session a switch opens starts from them.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 from core import protocol as ev
 from core.cancel import Cancel
 from core.checkpoints.commands import diff_of, undo
+from core.config import Settings
 from core.mcp.open import allow_workspace_server
 from core.mcp.report import mcp_servers
 from core.modes import AUTO, MODES
@@ -23,23 +27,39 @@ Reopen = Callable[[str | None, bool, str], Session]
 
 
 @dataclass
+class Owned:
+    """What the runtime owns across its sessions."""
+
+    settings: Settings  # its model is the one every request uses
+    mode: str  # the approval mode
+
+
+def follow(owned: Owned, session: Session) -> None:
+    """The session takes the runtime's mode and model."""
+    agent = session.agent
+    agent.approvals.mode = owned.mode
+    if agent.settings is not owned.settings:
+        agent.settings = agent.client.settings = owned.settings
+        agent.usage.prices = agent.prices.get(owned.settings.model)
+
+
+@dataclass
 class Outcome:
     answer: ev.CommandAnswer
     session: Session | None = None  # set when the op switched to another session
 
 
-def dispatch(op: ev.CommandOp, session: Session, cancel: Cancel, reopen: Reopen) -> Outcome:
-    """Do `op` in `session`; `reopen` opens another one with the runtime's mode, model and rules."""
+def dispatch(op: ev.CommandOp, session: Session, cancel: Cancel, owned: Owned, reopen: Reopen) -> Outcome:
+    """Do `op` in `session`; `reopen` opens another one from what the runtime owns."""
     agent = session.agent
     match op:
         case ev.SetMode():
-            return Outcome(_mode(op, session))
+            return Outcome(_mode(op, session, owned))
         case ev.SetModel(model=None):
-            return Outcome(ev.ModelChanged(op.id, agent.settings.model, changed=False))
+            return Outcome(ev.ModelChanged(op.id, owned.settings.model, changed=False))
         case ev.SetModel(model=name):
-            agent.settings = dataclasses.replace(agent.settings, model=name)
-            agent.client.settings = agent.settings
-            agent.usage.prices = agent.prices.get(name)
+            owned.settings = dataclasses.replace(owned.settings, model=name)
+            follow(owned, session)
             return Outcome(ev.ModelChanged(op.id, name, changed=True))
         case ev.ShowContext():
             return Outcome(ev.ContextReport(op_id=op.id, **agent.context_data()))
@@ -66,19 +86,19 @@ def dispatch(op: ev.CommandOp, session: Session, cancel: Cancel, reopen: Reopen)
     raise TypeError(f"not a slash-command op: {op!r}")
 
 
-def _mode(op: ev.SetMode, session: Session) -> ev.ModeChanged | ev.CommandFailed:
-    approvals = session.agent.approvals
-    sandbox = approvals.sandbox
+def _mode(op: ev.SetMode, session: Session, owned: Owned) -> ev.ModeChanged | ev.CommandFailed:
+    sandbox = session.agent.approvals.sandbox
     usable = [m for m in MODES if m != AUTO or sandbox.active]
     name = op.mode
     if name == "next":  # the next mode this machine can use
-        name = usable[(usable.index(approvals.mode) + 1) % len(usable)] if approvals.mode in usable else usable[0]
+        name = usable[(usable.index(owned.mode) + 1) % len(usable)] if owned.mode in usable else usable[0]
     if name is not None and name not in usable:
         return ev.CommandFailed(op.id, op.command, "unavailable",
                                 f"The auto mode runs commands in a sandbox, and none works here ({sandbox.reason}).")
     if name is not None:
-        approvals.mode = name
-    return ev.ModeChanged(op.id, approvals.mode, changed=name is not None, usable=usable, sandbox=sandbox.describe())
+        owned.mode = name
+        follow(owned, session)
+    return ev.ModeChanged(op.id, owned.mode, changed=name is not None, usable=usable, sandbox=sandbox.describe())
 
 
 def _switch(op: ev.NewSession | ev.Resume, session: Session, reopen: Reopen) -> Outcome:

@@ -22,7 +22,7 @@ from core.agent.prompt import read_agents_md
 from core.cancel import Cancel
 from core.config import Settings
 from core.modes import ASK
-from core.runtime.commands import dispatch
+from core.runtime.commands import Owned, dispatch
 from core.runtime.open import Session, open_session
 from core.secrets import RedactingEmit, Redactor
 
@@ -37,9 +37,9 @@ class Runtime:
     def __init__(self, settings: Settings, workspace: Path, on_event: ev.Emit, *, mode: str = ASK,
                  interactive: bool = True, allow: list[str] | tuple[str, ...] = (), resume: str | None = None,
                  resume_latest: bool = False) -> None:
-        self._settings = settings
+        self._owned = Owned(settings, mode)  # the mode and model; /mode and /model write them here
         self._workspace = workspace
-        self._mode, self._interactive, self._allow = mode, interactive, tuple(allow)
+        self._interactive, self._allow = interactive, tuple(allow)
         self._resume, self._resume_latest = resume, resume_latest
         self.emit = RedactingEmit(on_event, Redactor(settings.api_key))
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
@@ -75,13 +75,13 @@ class Runtime:
             self._session.close()
 
     def _open(self, resume: str | None, resume_latest: bool, exclude: str) -> Session:
-        """A session with the runtime's mode, model and allow rules (those the user added included)."""
-        current = self._session.agent if self._session is not None else None
-        if current is not None:  # what /mode, /model and "always" changed in the session it replaces
-            self._mode, self._settings = current.approvals.mode, current.settings
-            self._allow = current.approvals.extra_rules()
-        return open_session(self._settings, self.emit, self._workspace, self._mode, interactive=self._interactive,
-                            allow=self._allow, resume=resume, resume_latest=resume_latest, exclude=exclude)
+        """A session with the runtime's mode, model and allow rules (with those an "always" added in the
+        session it replaces: the approval gate keeps them)."""
+        if self._session is not None:
+            self._allow = self._session.agent.approvals.extra_rules()
+        return open_session(self._owned.settings, self.emit, self._workspace, self._owned.mode,
+                            interactive=self._interactive, allow=self._allow, resume=resume,
+                            resume_latest=resume_latest, exclude=exclude)
 
     # -- ops --------------------------------------------------------------------------------------
     def send(self, op: ev.Op) -> str:
@@ -127,7 +127,7 @@ class Runtime:
                 self.emit(ev.JobEnded(kind=kind, op_id=job.id))
 
     def _command(self, op: ev.CommandOp, cancel: Cancel) -> None:
-        outcome = dispatch(op, self._require(), cancel, self._open)
+        outcome = dispatch(op, self._require(), cancel, self._owned, self._open)
         if outcome.session is not None:  # /resume or /clear: the old session was closed by the command
             self._session = outcome.session
         self.emit(outcome.answer)

@@ -152,3 +152,18 @@ def test_undo_with_nothing_to_undo_asks_nothing(quiet) -> None:
     nothing = _answer(runtime, inbox, ev.Undo(turns=3))
     assert (nothing.outcome, nothing.turns, nothing.elsewhere) == ("nothing", [], [])
     assert inbox.of(ev.ApprovalRequested) == []
+
+
+def test_a_mode_switch_reaches_the_open_session_s_gate(tmp_path: Path) -> None:
+    script = [Reply(call_events([("run_shell", {"command": "git reset --hard"})])), Reply(text_events("done"))]
+    inbox = Inbox()
+    with ScriptedServer(script) as server:
+        runtime = _runtime(server.url, tmp_path, inbox)
+        try:
+            _answer(runtime, inbox, ev.SetMode(mode="yes"))
+            runtime.send(ev.Submit("reset"))
+            assert inbox.next(ev.Done).status == "ok"
+        finally:
+            runtime.close()
+    assert inbox.of(ev.ApprovalRequested) == []  # in ask mode this command asks (test_runtime.py)
+    assert [(r.decision, r.by) for r in inbox.of(ev.ApprovalResolved)] == [("once", "policy")]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from core import protocol as ev
 from core.cancel import Cancel
-from core.runtime.commands import Outcome, Reopen, dispatch
+from core.runtime.commands import Outcome, Owned, Reopen, dispatch
 from core.runtime.open import Session
 from core.runtime.slash import parse
 from ui.reports import answer_text
@@ -24,7 +24,8 @@ class Done:
 def slash(line: str, session: Session, reopen: Reopen | None = None) -> Done:
     op = parse(line)
     assert isinstance(op, typing.get_args(ev.CommandOp)), f"{line!r} is not a runtime command: {op!r}"
-    outcome: Outcome = dispatch(op, session, Cancel(), reopen or _no_switch)
+    owned = Owned(session.agent.settings, session.agent.approvals.mode)
+    outcome: Outcome = dispatch(op, session, Cancel(), owned, reopen or _no_switch)
     return Done(outcome.answer, answer_text(outcome.answer), outcome.session)
 
 
