@@ -115,19 +115,28 @@ class DiffShown:
 
 
 @dataclass(frozen=True)
+class PathWhy:
+    """A file undo could not put back, and why."""
+
+    path: str
+    why: str
+
+
+@dataclass(frozen=True)
 class UndoFinished:
-    """How an `Undo` ended. `outcome`: "restored" (`detail` lists what came back and what could not),
+    """How an `Undo` ended. `outcome`: "restored" (`restored` came back, `not_restored` could not),
     "nothing" (no turn left to undo; `elsewhere` names workspaces whose turns can be undone there),
-    "nothing_to_restore", "cannot_restore" (`detail` says why), "cancelled" or "conflict_refused"
-    (`reason` is the refusal; `conflicts` the files changed outside the agent), "no_checkpoints".
-    `turns` names the undone turns by their prompts."""
+    "nothing_to_restore", "cannot_restore" (`not_restored` says why), "cancelled" or
+    "conflict_refused" (`reason` is the refusal; `conflicts` the files changed outside the agent),
+    "no_checkpoints". `turns` names the undone turns by their prompts."""
 
     type: ClassVar[str] = "undo_finished"
     op_id: str
     outcome: Literal["restored", "nothing", "nothing_to_restore", "cannot_restore", "cancelled",
                      "conflict_refused", "no_checkpoints"]
     turns: list[str] = field(default_factory=list)
-    detail: str = ""
+    restored: list[str] = field(default_factory=list)
+    not_restored: list[PathWhy] = field(default_factory=list)
     reason: str = ""
     conflicts: list[str] = field(default_factory=list)
     elsewhere: list[str] = field(default_factory=list)

@@ -92,7 +92,8 @@ def undo_text(done: ev.UndoFinished) -> str:
                                 for w in done.elsewhere)
             return f"Nothing to undo: the agent has not changed any file (or it was all undone already){elsewhere}."
         case "cannot_restore":
-            return f"Nothing can be restored for {named}:\n{done.detail}"
+            return f"Nothing can be restored for {named}:\n" + "\n".join(
+                f"  cannot restore {row.path}: {row.why}" for row in done.not_restored)
         case "nothing_to_restore":
             return f"Nothing to restore for {named}: the files are already as they were."
         case "cancelled":
@@ -100,7 +101,11 @@ def undo_text(done: ev.UndoFinished) -> str:
         case "conflict_refused":
             return (f"Nothing was changed: {', '.join(done.conflicts)} changed outside the agent since it left them "
                     f"and overwriting was not confirmed ({done.reason}).")
-    return done.detail
+    text = f"Restored {len(done.restored)} file(s) to their state before the undone turn(s)"
+    text += (": " + ", ".join(done.restored)) if done.restored else ""
+    if done.not_restored:
+        text += ". Not restored: " + "; ".join(f"{row.path} ({row.why})" for row in done.not_restored)
+    return text + "."
 
 
 def mcp_text(servers: list[ev.McpServerRow]) -> str:

@@ -35,7 +35,7 @@ def undo(agent: Any, turns: int, cancel: Cancel) -> ev.UndoFinished:
     if not plan.restores:  # the turns are marked undone all the same: the next undo goes further back
         checkpoints.apply_undo(plan)
         if plan.cannot:
-            return ev.UndoFinished("", "cannot_restore", named, detail=plan.describe())
+            return ev.UndoFinished("", "cannot_restore", named, not_restored=_rows(plan.cannot))
         return ev.UndoFinished("", "nothing_to_restore", named)
     question = f"undo {'; '.join(f'“{n}”' for n in named)}, changing these files:\n{plan.describe()}"
     refusal = ask(question, "files are put back as they were before; what the agent wrote is lost")
@@ -46,4 +46,9 @@ def undo(agent: Any, turns: int, cancel: Cancel) -> ev.UndoFinished:
                       "changed outside the agent since it left them; those changes would be lost")
         if refusal is not None:
             return ev.UndoFinished("", "conflict_refused", named, reason=refusal, conflicts=list(plan.conflicts))
-    return ev.UndoFinished("", "restored", named, detail=checkpoints.apply_undo(plan, overwrite=bool(plan.conflicts)))
+    restored, cannot = checkpoints.apply_undo(plan, overwrite=bool(plan.conflicts))
+    return ev.UndoFinished("", "restored", named, restored=restored, not_restored=_rows(cannot))
+
+
+def _rows(cannot: list[tuple[str, str]]) -> list[ev.PathWhy]:
+    return [ev.PathWhy(path, why) for path, why in cannot]
