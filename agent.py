@@ -79,9 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(overrides=_overrides(args))
         if args.sessions:
-            from core.runtime.open import format_sessions
+            from core.protocol import SessionsListed
+            from core.runtime.open import list_session_rows
+            from core.sanitize import shown_deep
+            from ui.reports import sessions_text
 
-            print(format_sessions(settings))
+            print(sessions_text(shown_deep(SessionsListed("", *list_session_rows(settings), current=""))))
             return 0
         if args.one is None and not settings.api_key and _can_prompt():
             settings = _ask_for_key(settings, args)

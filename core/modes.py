@@ -16,11 +16,6 @@ from core.sandbox import probe
 
 AUTO, ASK, YES = "auto", "ask", "yes"
 MODES = (AUTO, ASK, YES)
-SUMMARY = {
-    AUTO: "commands run in the sandbox unasked; leaving it asks",
-    ASK: "read-only commands and your allow rules run; everything else asks",
-    YES: "every question is answered yes",
-}
 
 
 def default_mode(sandboxed: bool, yes: bool) -> str:

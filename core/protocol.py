@@ -2,8 +2,10 @@
 
 The core never prints. Everything a person should see is an `Event`, a frozen dataclass handed to
 one callback (`Emit`); front ends dispatch on its type with `match`. Everything a front end asks of
-the core is an `Op` sent to the `Runtime` (`core.runtime.runtime`): submit a prompt, run a slash
-command, answer an approval, interrupt, shut down. `to_wire` is the `--one --json` form of an event,
+the core is an `Op` sent to the `Runtime` (`core.runtime.runtime`): submit a prompt, do what a slash
+command names (`SetMode`, `Undo`, `ListSessions`, …), answer an approval, interrupt, shut down. A slash
+command's answer is a typed event that carries data (`ModeChanged`, `ContextReport`, …) with the `id` of
+the op that asked; each front end words it itself. `to_wire` is the `--one --json` form of an event,
 `{"type": …, "v": PROTOCOL_VERSION, …fields}`; `docs/events.schema.json` is generated from these
 classes (`python3 -m ui.jsonl --schema`) and a test keeps it current.
 
@@ -23,7 +25,40 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Literal, Union
+
+from core.protocol_commands import (  # noqa: F401 - re-exported: one protocol, one import
+    CommandAnswer,
+    CommandFailed,
+    CommandOp,
+    Compact,
+    Compacted,
+    ContextReport,
+    DiffShown,
+    ListSessions,
+    McpAllow,
+    McpChanged,
+    McpReport,
+    McpRestart,
+    McpServerRow,
+    McpToolRow,
+    Mode,
+    ModeChanged,
+    ModelChanged,
+    NewSession,
+    PathWhy,
+    Resume,
+    SessionRow,
+    SessionsListed,
+    SessionSwitched,
+    SetMode,
+    SetModel,
+    ShowContext,
+    ShowDiff,
+    ShowMcp,
+    Undo,
+    UndoFinished,
+)
 
 PROTOCOL_VERSION = 1
 
@@ -293,20 +328,9 @@ class JobStarted:
     """The runtime began a job: `kind` "task" (a prompt) or "command" (a slash command)."""
 
     type: ClassVar[str] = "job_started"
-    kind: str
-    text: str
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """A slash command's answer: `text` for a line front end, `data` for one that draws (/context).
-    `exit` asks the front end to quit."""
-
-    type: ClassVar[str] = "command_result"
-    command: str
-    text: str
-    data: dict[str, Any] = field(default_factory=dict)
-    exit: bool = False
+    kind: Literal["task", "command"]
+    text: str  # the prompt, or the slash command's name
+    op_id: str = ""  # the `id` of the op that started it
 
 
 @dataclass(frozen=True)
@@ -314,7 +338,8 @@ class JobEnded:
     """The runtime finished a job and takes the next one."""
 
     type: ClassVar[str] = "job_ended"
-    kind: str
+    kind: Literal["task", "command"]
+    op_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -330,7 +355,8 @@ Event = Union[  # noqa: UP007 - the union is read at run time (schema, from_wire
     SessionOpened, TurnStarted, RequestSent, FirstByte, ReasoningDelta, ReasoningDone, TextDelta, TextDone,
     ToolStarted, ToolOutput, ToolFinished, ApprovalRequested, ApprovalResolved, CompactionStarted,
     CompactionDone, UsageReported, Notice, Error, Aborted, Done, CheckpointMade, Undone, JobStarted,
-    CommandResult, JobEnded, InternalError,
+    ModeChanged, ModelChanged, ContextReport, SessionsListed, SessionSwitched, Compacted, DiffShown,
+    UndoFinished, McpReport, McpChanged, CommandFailed, JobEnded, InternalError,
 ]
 EVENT_TYPES: dict[str, type] = {cls.type: cls for cls in typing.get_args(Event)}
 Emit = Callable[[Event], None]
@@ -346,8 +372,14 @@ def fields_of(event: Event) -> dict[str, Any]:
 
 
 def to_wire(event: Event) -> dict[str, Any]:
-    """The published `--json` form: type and protocol version first, then the fields."""
-    return {"type": event.type, "v": PROTOCOL_VERSION, **fields_of(event)}
+    """The published `--json` form: type and protocol version first, then the fields (rows as objects)."""
+    return {"type": event.type, "v": PROTOCOL_VERSION, **{k: _plain(v) for k, v in fields_of(event).items()}}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list) and value and dataclasses.is_dataclass(value[0]):
+        return [dataclasses.asdict(row) for row in value]
+    return value
 
 
 def from_wire(data: dict[str, Any]) -> Event:
@@ -356,24 +388,31 @@ def from_wire(data: dict[str, Any]) -> Event:
     if cls is None:
         raise ValueError(f"unknown event type {data.get('type')!r}")
     try:
-        return cls(**{k: v for k, v in data.items() if k not in ("type", "v")})
+        return _decode(cls, {k: v for k, v in data.items() if k not in ("type", "v")})
     except TypeError as exc:
         raise ValueError(f"{cls.type}: {exc}") from None
 
 
+def _decode(hint: Any, value: Any) -> Any:
+    """`value` from JSON as `hint` says: the rows inside an event become their dataclasses again."""
+    if dataclasses.is_dataclass(hint) and isinstance(value, dict):
+        hints = typing.get_type_hints(hint)
+        return hint(**{k: _decode(hints.get(k, Any), v) for k, v in value.items()})
+    if typing.get_origin(hint) is list and isinstance(value, list):
+        (item,) = typing.get_args(hint) or (Any,)
+        return [_decode(item, v) for v in value]
+    return value
+
+
 # -- ops: a front end to the core ----------------------------------------------------------------
+# Every op has an `id`: the front end may set one; the runtime gives one to an op sent without
+# (`Runtime.send` returns it), and the events the op causes carry it as `op_id`.
 @dataclass(frozen=True)
 class Submit:
     """Run a task (a prompt) in the current session."""
 
     text: str
-
-
-@dataclass(frozen=True)
-class RunCommand:
-    """Run a slash command line (`/resume ID`, `/model NAME`, …)."""
-
-    line: str
+    id: str = ""
 
 
 @dataclass(frozen=True)
@@ -397,12 +436,16 @@ class Shutdown:
     """Finish: no more jobs are taken, the session is closed."""
 
 
-Op = Union[Submit, RunCommand, Answer, Interrupt, Shutdown]  # noqa: UP007
+Op = Union[Submit, CommandOp, Answer, Interrupt, Shutdown]  # noqa: UP007
 
 
 # -- the JSON Schema of the wire form ------------------------------------------------------------
 def _json_type(hint: Any) -> dict[str, Any]:
     origin = typing.get_origin(hint)
+    if origin is Literal:
+        return {"enum": list(typing.get_args(hint))}
+    if dataclasses.is_dataclass(hint):
+        return _object(hint, {}, [])
     if origin in (Union, types.UnionType):
         options = [_json_type(arg) for arg in typing.get_args(hint)]
         return {"anyOf": options}
@@ -419,27 +462,30 @@ def _json_type(hint: Any) -> dict[str, Any]:
     if origin is list:
         (item,) = typing.get_args(hint) or (Any,)
         return {"type": "array", "items": _json_type(item)}
-    if origin is dict or hint is dict:
+    if origin is dict:
+        _, value = typing.get_args(hint) or (str, Any)
+        return {"type": "object", "additionalProperties": _json_type(value)}
+    if hint is dict:
         return {"type": "object"}
     return {}  # Any
 
 
+def _object(cls: type, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """The schema of one dataclass (an event, or a row inside one), after `props`/`required` given."""
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        props[f.name] = _json_type(hints[f.name])
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            required.append(f.name)
+    return {"title": cls.__name__, "description": (cls.__doc__ or "").split("\n")[0],
+            "type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
 def schema() -> dict[str, Any]:
     """JSON Schema (draft 2020-12) for one line of `--one --json`: exactly one known event kind."""
-    variants = []
-    for cls in typing.get_args(Event):
-        hints = typing.get_type_hints(cls)
-        props: dict[str, Any] = {"type": {"const": cls.type}, "v": {"const": PROTOCOL_VERSION}}
-        required = ["type", "v"]
-        for f in dataclasses.fields(cls):
-            props[f.name] = _json_type(hints[f.name])
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                required.append(f.name)
-        variants.append({"title": cls.__name__, "description": (cls.__doc__ or "").split("\n")[0],
-                         "type": "object", "properties": props, "required": required,
-                         "additionalProperties": False})
+    variants = [_object(cls, {"type": {"const": cls.type}, "v": {"const": PROTOCOL_VERSION}}, ["type", "v"])
+                for cls in typing.get_args(Event)]
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "deepseek-agent/events.schema.json",
             "title": f"deepseek-agent --json event stream, protocol version {PROTOCOL_VERSION}",
             "oneOf": variants}
-

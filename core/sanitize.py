@@ -13,6 +13,7 @@ rest is defused the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -59,4 +60,7 @@ def shown_deep(value: object, redact: Callable[[str], str] | None = None, *, out
         return {k: shown_deep(v, redact, output=output) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [shown_deep(v, redact, output=output) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a row inside an event
+        return type(value)(**{f.name: shown_deep(getattr(value, f.name), redact, output=output)
+                              for f in dataclasses.fields(value)})
     return value

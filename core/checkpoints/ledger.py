@@ -344,11 +344,11 @@ class Checkpoints:
             plan.restores.append(Restore(rel, data, not self._matches(rel, last[rel].after), link))
         return plan
 
-    def apply_undo(self, plan: UndoPlan, overwrite: bool = False) -> str:
-        """Put the planned files back; with conflicts and without `overwrite`, change nothing."""
+    def apply_undo(self, plan: UndoPlan, overwrite: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
+        """Put the planned files back: the paths restored, and (path, why) for those that could not be.
+        A plan with conflicts needs `overwrite` (the user's yes to losing those changes)."""
         if plan.conflicts and not overwrite:
-            return ("Nothing was changed: " + ", ".join(plan.conflicts) + " changed outside the agent since it left "
-                    "them; confirm to overwrite them anyway.")
+            raise ValueError("changed outside the agent since it left them: " + ", ".join(plan.conflicts))
         restored, failed = [], []
         for item in plan.restores:
             try:
@@ -364,11 +364,7 @@ class Checkpoints:
                              not_restored=[{"path": p, "why": why} for p, why in cannot]))
         if restored or cannot:
             self._notes.append(_note_for_model(restored, cannot))
-        text = f"Restored {len(restored)} file(s) to their state before the undone turn(s)"
-        text += (": " + ", ".join(restored)) if restored else ""
-        if cannot:
-            text += ". Not restored: " + "; ".join(f"{p} ({why})" for p, why in cannot)
-        return text + "."
+        return restored, cannot
 
     def _put_back(self, item: Restore) -> None:
         """Make `item.path` what it was, replacing whatever is there now (a symlink included) without

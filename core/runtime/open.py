@@ -5,15 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core import protocol as ev
 from core.agent.loop import Agent
 from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
 from core.mcp.open import open_mcp
 from core.modes import ASK
-from core.protocol import Emit
 from core.prune.archive import OutputArchive
 from core.sandbox import probe, trampoline
-from core.sanitize import defuse
 from core.secrets import Redactor
 from core.session.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
 from core.tools.shell import kill_lingering
@@ -43,7 +42,7 @@ class Session:
         kill_lingering()
 
 
-def open_session(settings: Settings, emit: Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
+def open_session(settings: Settings, emit: ev.Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
                  allow: tuple[str, ...] = (),
                  resume: str | None = None, resume_latest: bool = False, exclude: str = "") -> Session:
     """A fresh session, or (with `resume`/`resume_latest`) the chosen one continued; `exclude`
@@ -92,27 +91,11 @@ def open_session(settings: Settings, emit: Emit, workspace: Path, mode: str = AS
     return Session(agent=agent, journal=journal, notices=notices)
 
 
-def format_sessions(settings: Settings, limit: int = 30) -> str:
-    """The `--sessions` listing: id, date, size and first prompt, newest first."""
+def list_session_rows(settings: Settings, limit: int = 30) -> tuple[str, list[ev.SessionRow], int]:
+    """The sessions' folder, its newest `limit` sessions, and how many older ones were left out."""
     root = sessions_root(settings.sessions_dir or None)
     sessions = list_sessions(root)
-    if not sessions:
-        return f"No sessions yet (they are kept in {root})."
-    lines = [f"Sessions in {root} (newest first):"]
-    for info in sessions[:limit]:
-        prompt = defuse(info.first_prompt[:70]) + ("…" if len(info.first_prompt) > 70 else "")
-        kept = session_checkpoints_size(info.folder)  # what /undo keeps, part of the size
-        extra = f" (checkpoints {_size(kept)})" if kept else ""
-        lines.append(f"  {info.id}  {info.created.replace('T', ' ')}  {_size(info.size()):>8}{extra}  {prompt}")
-    if len(sessions) > limit:
-        lines.append(f"  … and {len(sessions) - limit} older")
-    lines.append("Resume one with --resume ID (or --resume for the latest).")
-    return "\n".join(lines)
-
-
-def _size(n: float) -> str:
-    for unit in ("B", "KB", "MB"):
-        if n < 1024:
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GB"
+    rows = [ev.SessionRow(id=info.id, created=info.created, size=info.size(),
+                          checkpoints_size=session_checkpoints_size(info.folder), first_prompt=info.first_prompt)
+            for info in sessions[:limit]]
+    return str(root), rows, max(0, len(sessions) - limit)

@@ -9,20 +9,24 @@ of codex, sized for Python threads.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import queue
 import threading
 import traceback
+import typing
 from pathlib import Path
 
 from core import protocol as ev
 from core.cancel import Cancel
 from core.config import Settings
 from core.modes import ASK
-from core.runtime.commands import run_command
+from core.runtime.commands import Owned, dispatch
 from core.runtime.open import Session, open_session
 from core.secrets import RedactingEmit, Redactor
 
-_Job = ev.Submit | ev.RunCommand
+_Job = ev.Submit | ev.CommandOp
+_JOBS = (ev.Submit, *typing.get_args(ev.CommandOp))
 
 
 class Runtime:
@@ -32,9 +36,9 @@ class Runtime:
     def __init__(self, settings: Settings, workspace: Path, on_event: ev.Emit, *, mode: str = ASK,
                  interactive: bool = True, allow: list[str] | tuple[str, ...] = (), resume: str | None = None,
                  resume_latest: bool = False) -> None:
-        self._settings = settings
+        self._owned = Owned(settings, mode)  # the mode and model; /mode and /model write them here
         self._workspace = workspace
-        self._mode, self._interactive, self._allow = mode, interactive, tuple(allow)
+        self._interactive, self._allow = interactive, tuple(allow)
         self._resume, self._resume_latest = resume, resume_latest
         self.emit = RedactingEmit(on_event, Redactor(settings.api_key))
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
@@ -42,13 +46,12 @@ class Runtime:
         self._cancel: Cancel | None = None  # the running job's
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
+        self._ids = itertools.count(1)
 
     # -- lifecycle --------------------------------------------------------------------------------
     def open(self) -> None:
         """Open (or resume) the session and announce it, on the caller's thread."""
-        session = open_session(self._settings, self.emit, self._workspace, self._mode, interactive=self._interactive,
-                               allow=self._allow,
-                               resume=self._resume, resume_latest=self._resume_latest)
+        session = self._open(self._resume, self._resume_latest, "")
         self._session = session
         session.agent.announce(resumed=bool(session.agent.history))
         # The user hears of an AGENTS.md that was skipped or cut; the session's instructions tell the model.
@@ -70,12 +73,25 @@ class Runtime:
         if self._session is not None:
             self._session.close()
 
+    def _open(self, resume: str | None, resume_latest: bool, exclude: str) -> Session:
+        """A session with the runtime's mode, model and allow rules (with those an "always" added in the
+        session it replaces: the approval gate keeps them)."""
+        if self._session is not None:
+            self._allow = self._session.agent.approvals.extra_rules()
+        return open_session(self._owned.settings, self.emit, self._workspace, self._owned.mode,
+                            interactive=self._interactive, allow=self._allow, resume=resume,
+                            resume_latest=resume_latest, exclude=exclude)
+
     # -- ops --------------------------------------------------------------------------------------
-    def send(self, op: ev.Op) -> None:
-        """Any thread. Jobs queue behind the running one; answers and interrupts act at once."""
+    def send(self, op: ev.Op) -> str:
+        """Any thread. Jobs (a prompt, a slash-command op) queue behind the running one, with an id given
+        when the op has none; the id is returned, and the job's events carry it. Answers and
+        interrupts act at once."""
+        if isinstance(op, _JOBS):
+            job = op if op.id else dataclasses.replace(op, id=f"op-{next(self._ids)}")
+            self._jobs.put(job)
+            return job.id
         match op:
-            case ev.Submit() | ev.RunCommand():
-                self._jobs.put(op)
             case ev.Answer(approval_id=approval_id, decision=decision, reason=reason):
                 if self._session is not None:
                     self._session.agent.approvals.answer(approval_id, decision, reason)
@@ -86,6 +102,7 @@ class Runtime:
                     cancel.cancel(reason)
             case ev.Shutdown():
                 self._jobs.put(None)
+        return ""
 
     # -- the worker -------------------------------------------------------------------------------
     def _work(self) -> None:
@@ -94,25 +111,25 @@ class Runtime:
             cancel = Cancel()
             with self._lock:
                 self._cancel = cancel
-            self.emit(ev.JobStarted(kind=kind, text=job.text if isinstance(job, ev.Submit) else job.line))
+            self.emit(ev.JobStarted(kind=kind, text=job.text if isinstance(job, ev.Submit) else job.command,
+                                    op_id=job.id))
             try:
                 if isinstance(job, ev.Submit):
                     self._require().agent.run(job.text, cancel)
                 else:
-                    self._command(job.line, cancel)
+                    self._command(job, cancel)
             except Exception as exc:  # a bug must not kill the worker: say it, take the next job
                 self.emit(ev.InternalError(message=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()))
             finally:
                 with self._lock:
                     self._cancel = None
-                self.emit(ev.JobEnded(kind=kind))
+                self.emit(ev.JobEnded(kind=kind, op_id=job.id))
 
-    def _command(self, line: str, cancel: Cancel) -> None:
-        reply = run_command(line, self._require(), cancel)
-        if reply.session is not None:  # /resume or /clear: the old session was closed by the command
-            self._session = reply.session
-        self.emit(ev.CommandResult(command=line.split()[0].lower() if line.split() else "", text=reply.text,
-                                   data=reply.data, exit=reply.exit))
+    def _command(self, op: ev.CommandOp, cancel: Cancel) -> None:
+        outcome = dispatch(op, self._require(), cancel, self._owned, self._open)
+        if outcome.session is not None:  # /resume or /clear: the old session was closed by the command
+            self._session = outcome.session
+        self.emit(outcome.answer)
 
     def _require(self) -> Session:
         if self._session is None:

@@ -19,11 +19,11 @@ import pytest
 
 from core.modes import ASK
 from core.protocol import ApprovalRequested, Event
-from core.runtime.commands import run_command
 from core.runtime.open import Session, open_session
 from tests.conftest import Recorder, make_settings
 from tests.support.agent_process import run_agent
 from tests.support.git_repos import needs_git
+from tests.support.slash import slash
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 EDITED = b"first line\r\nsecond caf\xe9 line\r\nthird\r\n"
@@ -138,11 +138,11 @@ def test_a_file_changed_behind_the_agents_back_is_not_overwritten_without_a_yes(
         session, asked = _session(server.url, tmp_path, ws, recorder, answers=[True, False, True, True])
         session.agent.run("edit it")
         (ws / "edit.txt").write_bytes(b"the user's own edit\n")
-        reply = run_command("/undo", session)
+        reply = slash("/undo", session)
         assert "Nothing was changed: edit.txt changed outside the agent" in reply.text
         assert (ws / "edit.txt").read_bytes() == b"the user's own edit\n" and (ws / "new.txt").exists()
         assert "changed outside the agent since" in asked[0]
-        reply = run_command("/undo", session)  # this time the user confirms the overwrite
+        reply = slash("/undo", session)  # this time the user confirms the overwrite
         assert "Restored 2 file(s)" in reply.text and (ws / "edit.txt").read_bytes() == EDITED
         assert not (ws / "new.txt").exists()
         session.agent.run("what now?")
@@ -160,8 +160,8 @@ def test_undo_n_goes_back_several_turns_and_a_refusal_changes_nothing(tmp_path: 
         session, asked = _session(server.url, tmp_path, ws, recorder, answers=[False, True])
         session.agent.run("first")
         session.agent.run("second")
-        assert "Undo cancelled" in run_command("/undo 2", session).text and (ws / "a.txt").read_text() == "2"
-        assert run_command("/undo 2", session).text == "Restored 1 file(s) to their state before the undone turn(s): a.txt."
+        assert "Undo cancelled" in slash("/undo 2", session).text and (ws / "a.txt").read_text() == "2"
+        assert slash("/undo 2", session).text == "Restored 1 file(s) to their state before the undone turn(s): a.txt."
         assert not (ws / "a.txt").exists()
         assert asked[1].startswith("undo “first”; “second”, changing these files:\n  delete a.txt")
         session.close()

@@ -13,12 +13,12 @@ from core import protocol as ev
 from core.agent.approvals import UNCONFINED_GRANTS
 from core.mcp.open import consent_store
 from core.modes import ASK, YES
-from core.runtime.commands import run_command
 from core.runtime.open import open_session
 from core.sandbox import probe
 from tests.conftest import Recorder, make_settings
 from tests.support.agent_process import run_agent
 from tests.support.mcp_servers import DEMO, HANG, demo_entry, write_config
+from tests.support.slash import slash
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
@@ -154,11 +154,11 @@ def test_mcp_command_lists_servers_with_state_and_tools_and_context_counts_them(
         session = _open(settings, tmp_path / "ws", person)
         try:
             session.agent.run("hi")
-            reply = run_command("/mcp", session)
-            context = run_command("/context", session)
-            allowed = run_command("/mcp allow repo", session)
+            reply = slash("/mcp", session)
+            context = slash("/context", session)
+            allowed = slash("/mcp allow repo", session)
             session.agent.mcp.manager.wait_started()
-            after = run_command("/mcp", session)
+            after = slash("/mcp", session)
         finally:
             session.close()
     assert person.asked == [f"MCP server repo: {sys.executable} {DEMO}"]
@@ -168,11 +168,11 @@ def test_mcp_command_lists_servers_with_state_and_tools_and_context_counts_them(
     assert any(line.split() == ["dict__delete_note", "asks"] for line in lines)
     assert any(line.startswith("  missing (stdio): failed: cannot run") for line in lines)
     assert "  repo (stdio): not started: it comes from the workspace's .mcp.json and needs a yes (/mcp allow repo)" in lines
-    assert [s["state"] for s in reply.data["servers"]] == ["ready", "failed", "waiting"]
-    assert "2 from MCP servers" in context.text and context.data["mcp_tools"] == 2
+    assert [s.state for s in reply.answer.servers] == ["ready", "failed", "waiting"]
+    assert "2 from MCP servers" in context.text and context.answer.mcp_tools == 2
     assert allowed.text.startswith("Starting repo")
     assert "  repo (stdio): ready with 2 tools" in after.text.splitlines()
-    assert json.dumps(reply.data, ensure_ascii=False)  # the front ends' fields serialise
+    assert json.dumps(ev.to_wire(reply.answer), ensure_ascii=False)  # the answer serialises
     assert sys.executable  # the demo servers ran with this Python
 
 

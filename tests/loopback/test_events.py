@@ -15,10 +15,10 @@ from core.agent.loop import Agent
 from core.cancel import Cancel
 from core.modes import ASK, YES
 from core.protocol import fields_of
-from core.runtime.commands import run_command
-from core.runtime.open import open_session
+from core.runtime.open import Session, open_session
 from core.session.journal import Journal
 from tests.conftest import Recorder, make_settings
+from tests.support.slash import slash
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
@@ -152,15 +152,19 @@ def test_session_event_replays_history_and_context_is_data(tmp_path: Path, recor
         session = open_session(settings, recorder, tmp_path / "ws", None)
         session.agent.run("list")
         first = session.journal.id
-        reply = run_command("/clear", session)
+        def reopen(resume: str | None, latest: bool, exclude: str) -> Session:
+            return open_session(settings, recorder, tmp_path / "ws", None, resume=resume, resume_latest=latest,
+                                exclude=exclude)
+
+        reply = slash("/clear", session, reopen)
         assert reply.session is not None and reply.session.journal.id != first
-        reply = run_command(f"/resume {first}", reply.session)
+        reply = slash(f"/resume {first}", reply.session, reopen)
     history = recorder.of("session")[-1]["history"]
     assert recorder.of("session")[-1]["resumed"] is True
     assert [h["kind"] for h in history] == ["user", "reasoning", "tool", "assistant"]
     assert history[2]["name"] == "list_files" and history[2]["status"] == "ok"
-    data = run_command("/context", reply.session).data
-    assert data["total"] > 0 and data["budget"] > 0 and data["parts"]
+    context = slash("/context", reply.session).answer
+    assert isinstance(context, ev.ContextReport) and context.total > 0 and context.budget > 0 and context.parts
     reply.session.close()
 
 

@@ -99,13 +99,15 @@ def test_clear_and_resume_swap_the_session_inside_the_runtime(tmp_path: Path) ->
             first = inbox.of(ev.SessionOpened)[0]
             runtime.send(ev.Submit("in the first session"))
             inbox.next(ev.JobEnded)
-            runtime.send(ev.RunCommand("/clear"))
+            op_id = runtime.send(ev.NewSession())
             fresh = inbox.next(ev.SessionOpened)
             assert fresh.id != first.id and not fresh.history
-            assert "New conversation" in inbox.next(ev.CommandResult).text
+            switched = inbox.next(ev.SessionSwitched)
+            assert (switched.op_id, switched.id, switched.previous, switched.resumed) == (op_id, fresh.id, first.id,
+                                                                                          False)
             runtime.send(ev.Submit("in the second session"))
             inbox.next(ev.JobEnded)
-            runtime.send(ev.RunCommand(f"/resume {first.id}"))
+            runtime.send(ev.Resume(session=first.id))
             resumed = inbox.next(ev.SessionOpened)
             assert resumed.id == first.id and resumed.resumed
             assert [h["text"] for h in resumed.history if h["kind"] == "user"] == ["in the first session"]
@@ -127,15 +129,18 @@ def test_undo_asks_through_the_same_protocol(tmp_path: Path) -> None:
             (tmp_path / "ws" / "a.txt").write_text("old\n")
             runtime.send(ev.Submit("rewrite a.txt"))
             inbox.next(ev.JobEnded)
-            runtime.send(ev.RunCommand("/undo"))
+            runtime.send(ev.Undo(id="undo-1"))
             question = inbox.next(ev.ApprovalRequested)
             assert question.tool == "/undo" and "a.txt" in question.action
             runtime.send(ev.Answer(question.id, "deny"))
-            assert "nothing was changed" in inbox.next(ev.CommandResult).text
+            refused = inbox.next(ev.UndoFinished)
+            assert (refused.op_id, refused.outcome, refused.turns) == ("undo-1", "cancelled", ["rewrite a.txt"])
             assert (tmp_path / "ws" / "a.txt").read_text() == "new\n"
-            runtime.send(ev.RunCommand("/undo"))
+            runtime.send(ev.Undo(turns=1))
             runtime.send(ev.Answer(inbox.next(ev.ApprovalRequested).id, "once"))
-            assert "Restored 1 file" in inbox.next(ev.CommandResult).text
+            assert inbox.next(ev.Undone).restored == ["a.txt"]
+            done = inbox.next(ev.UndoFinished)
+            assert (done.outcome, done.restored, done.not_restored) == ("restored", ["a.txt"], [])
         finally:
             runtime.close()
     assert (tmp_path / "ws" / "a.txt").read_text() == "old\n"
@@ -147,7 +152,7 @@ def test_every_event_passes_the_runtime_s_redaction(tmp_path: Path) -> None:
     with ScriptedServer(script) as server:
         runtime = _runtime(server.url, tmp_path, inbox)
         try:
-            runtime.send(ev.RunCommand("/model"))
+            runtime.send(ev.SetModel())
             inbox.next(ev.JobEnded)
             runtime.send(ev.Submit("say it"))
             done = inbox.next(ev.Done)

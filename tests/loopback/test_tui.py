@@ -350,3 +350,24 @@ def test_a_resumed_session_is_drawn_and_clear_starts_a_new_one(tmp_path: Path) -
 
         app = Harness(server.url, tmp_path, resume=True).run(resumed)
     assert first_id and app.view.session_id not in ("", first_id)  # /clear switched to a fresh session
+
+
+def test_slash_commands_go_as_typed_ops_and_their_answers_reach_the_status_bar(tmp_path: Path) -> None:
+    with ScriptedServer([]) as server:
+        def steps(h: Harness) -> None:
+            status = h.app.view.status
+            h.type("/mode yes")
+            h.wait_until(lambda: status.mode == "yes")
+            assert "Mode: yes (every question is answered yes)" in h.wait_for("from the next command on")
+            h.keys("\x1b[Z")  # Shift-Tab: the next mode this machine can use, after yes the first
+            h.wait_until(lambda: status.mode != "yes")
+            h.type("/model deepseek-新")
+            h.wait_until(lambda: status.model == "deepseek-新")
+            h.type("/mode sometimes")  # a usage error: said at once, nothing sent
+            assert "Unknown mode 'sometimes'" in h.wait_for("Unknown mode")
+            h.type("/undo zwei")
+            h.wait_for("/undo takes a number of turns")
+            h.idle()
+
+        app = Harness(server.url, tmp_path).run(steps)
+    assert server.requests == [] and app.pending == 0

@@ -293,5 +293,5 @@ def test_undo_restores_the_exact_bytes_of_relaxed_edits(ws: Path, tmp_path: Path
               ctx(ws, checkpoints))
     multi_edit({"path": "f.py", "edits": [{"old_text": "def f():", "new_text": "def g():"}]}, ctx(ws, checkpoints))
     assert (ws / "f.py").read_bytes() == b"def g():\r\n\tif y:\r\n\t\treturn 2\r\n"
-    assert checkpoints.apply_undo(checkpoints.plan_undo()).startswith("Restored 1 file(s)")
+    assert checkpoints.apply_undo(checkpoints.plan_undo()) == (["f.py"], [])
     assert (ws / "f.py").read_bytes() == original

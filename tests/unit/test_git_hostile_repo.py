@@ -93,7 +93,7 @@ def test_checkpoints_undo_and_diff_run_no_program_of_the_repository(tmp_path: Pa
         for path in many:
             path.write_text(path.name)
     assert "a.txt" in checkpoints.diff()
-    assert checkpoints.apply_undo(checkpoints.plan_undo(4)).startswith("Restored")
+    assert checkpoints.apply_undo(checkpoints.plan_undo(4))[0]
     assert (repo / "a.txt").read_text() == "one\n" and not (repo / "bulk0.txt").exists()
     assert json.dumps(records).count('"a.txt"') >= 3
     assert sorted(p.name for p in canaries.glob("canary-*")) == []

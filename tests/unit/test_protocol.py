@@ -21,7 +21,7 @@ def test_the_checked_in_schema_is_current() -> None:
 
 
 def _sample(cls: type) -> ev.Event:
-    """An instance with a value of the right type in every field."""
+    """An instance with a value of the right type in every field (rows inside it included)."""
     values = {int: 1, float: 0.5, str: "文本", bool: True}
     hints = typing.get_type_hints(cls)
     kwargs = {}
@@ -30,7 +30,13 @@ def _sample(cls: type) -> ev.Event:
         options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
         base = next(t for t in options if t is not type(None))
         origin = typing.get_origin(base)
-        kwargs[f.name] = [] if origin is list else {} if origin is dict else values.get(base, "x")
+        if origin is typing.Literal:
+            kwargs[f.name] = typing.get_args(base)[-1]
+        elif origin is list:
+            (item,) = typing.get_args(base)
+            kwargs[f.name] = [_sample(item)] if dataclasses.is_dataclass(item) else []
+        else:
+            kwargs[f.name] = {} if origin is dict else values.get(base, "x")
     return cls(**kwargs)
 
 

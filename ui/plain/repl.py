@@ -9,22 +9,26 @@ from __future__ import annotations
 
 import queue
 import sys
+import typing
 from typing import TextIO
 
 from core import __version__
 from core import protocol as ev
 from core.runtime.runtime import Runtime
+from core.runtime.slash import Local, Usage, help_lines, parse
 from ui.plain.approver import TerminalApprover
 from ui.plain.interrupts import InterruptHandler
+from ui.reports import answer_text
 from ui.terminal import read_line
 
 EXIT_CODES = {"ok": 0, "error": 1, "step_limit": 3, "aborted": 130}
+_ANSWERS = typing.get_args(ev.CommandAnswer)
 _POLL = 0.2  # seconds between checks for Ctrl-C while a job runs (Windows' waits do not wake for it)
 
 
 class PlainSink:
     """The runtime's event callback: renders every event, notes how the session and the task stand,
-    and hands the main thread what it must act on (questions, command results, job ends)."""
+    and hands the main thread what it must act on (questions, slash commands' answers, job ends)."""
 
     def __init__(self, render: ev.Emit) -> None:
         self.render = render
@@ -39,7 +43,9 @@ class PlainSink:
                 self.session = event
             case ev.Done(status=status):
                 self.status = status
-            case ev.ApprovalRequested() | ev.CommandResult() | ev.JobEnded():
+            case ev.ApprovalRequested() | ev.JobEnded():
+                self.inbox.put(event)
+            case _ if isinstance(event, _ANSWERS):
                 self.inbox.put(event)
             case _:
                 pass
@@ -58,10 +64,10 @@ class _JobInterrupt:
 
 
 def wait_for_job(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler,
-                 approver: TerminalApprover | None) -> ev.CommandResult | None:
+                 approver: TerminalApprover | None) -> ev.CommandAnswer | None:
     """Until the job ends: answer its questions (refused when nobody can be asked) and return what
-    a slash command replied. A second Ctrl-C while the job stops raises KeyboardInterrupt."""
-    result: ev.CommandResult | None = None
+    a slash command was answered with. A second Ctrl-C while the job stops raises KeyboardInterrupt."""
+    result: ev.CommandAnswer | None = None
     with interrupts.running(_JobInterrupt(runtime)):  # type: ignore[arg-type]
         while True:
             try:
@@ -72,12 +78,10 @@ def wait_for_job(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler
                 case ev.ApprovalRequested(id=approval_id):
                     decision, reason = approver.decide(event) if approver else ("deny", "nobody can answer")
                     runtime.send(ev.Answer(approval_id, decision, reason))
-                case ev.CommandResult():
-                    result = event
                 case ev.JobEnded():
                     return result
                 case _:
-                    pass
+                    result = event  # type: ignore[assignment]  # the sink queues nothing else
 
 
 def run_one(runtime: Runtime, sink: PlainSink, task: str, interrupts: InterruptHandler) -> int:
@@ -128,21 +132,29 @@ def _repl(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler, appro
         line = line.strip()
         if not line:
             continue
-        runtime.send(ev.RunCommand(line) if line.startswith("/") else ev.Submit(line))
-        try:
-            reply = _wait(runtime, sink, interrupts, approver)
-        except KeyboardInterrupt:
-            err.write("\ninterrupted\n")
-            continue
-        if reply is not None:
-            if reply.exit:
+        op = parse(line) if line.startswith("/") else ev.Submit(line)
+        match op:
+            case Local(name="/help"):
+                reply = "\n".join(help_lines())
+            case Local():  # /exit, /quit
                 return 0
-            err.write(reply.text + "\n")
+            case Usage():
+                reply = answer_text(op)
+            case _:
+                runtime.send(op)
+                try:
+                    answer = _wait(runtime, sink, interrupts, approver)
+                except KeyboardInterrupt:
+                    err.write("\ninterrupted\n")
+                    continue
+                reply = answer_text(answer) if answer is not None else ""
+        if reply:
+            err.write(reply + "\n")
             err.flush()
 
 
 def _wait(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler,
-          approver: TerminalApprover | None) -> ev.CommandResult | None:
+          approver: TerminalApprover | None) -> ev.CommandAnswer | None:
     """The job's end; after a second Ctrl-C, still its end (the turn is already stopping)."""
     try:
         return wait_for_job(runtime, sink, interrupts, approver)

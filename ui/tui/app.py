@@ -13,6 +13,7 @@ import asyncio
 import threading
 import time
 import traceback
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,9 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar, TextArea
 
 from core import protocol as ev
-from core.runtime.commands import COMMANDS
 from core.runtime.runtime import Runtime
+from core.runtime.slash import Local, Usage, command_docs, help_lines, parse
+from ui.reports import answer_text
 from ui.tui import clipboard
 from ui.tui.blocks import AnswerBlock, ReasoningBlock, ToolBlock, UserBlock
 from ui.tui.dialogs import ApprovalDialog
@@ -53,6 +55,7 @@ KEYS = """Keys:
   Ctrl-O           expand or fold the latest tool output or reasoning
   Shift-Tab        next approval mode (auto, ask, yes; shown in the status bar)
   /                commands                             @                  complete a workspace path"""
+ANSWERS = typing.get_args(ev.CommandAnswer)
 EXIT_WINDOW = 2.0  # seconds within which a second Ctrl-C quits
 STYLE = Style.from_dict({
     "status": "reverse",
@@ -80,7 +83,7 @@ class AgentApp:
         self.pastes = Pastes()
         self._armed = 0.0
         self.crash: str = ""
-        commands = {**{name: doc for name, (_, doc) in COMMANDS.items()}, **TUI_COMMANDS}
+        commands = command_docs(TUI_COMMANDS)
         self.search = SearchToolbar()
         self.input = TextArea(multiline=True, wrap_lines=True, prompt=[("class:prompt", "› ")],
                               history=history(data_dir / "input-history" if data_dir else None),
@@ -166,10 +169,10 @@ class AgentApp:
                 self.stopping = False
                 status.busy = False
                 self.view.set_state("idle")
-            case ev.CommandResult():
-                self._show_reply(event)
             case ev.InternalError(trace=trace):
                 self.bug(trace)
+            case _ if isinstance(event, ANSWERS):
+                self._show_answer(event)
             case _:
                 self.view.apply(event)
 
@@ -178,19 +181,18 @@ class AgentApp:
         path = self.log_crash(trace)
         self.view.banner("error", "internal error; the session goes on" + (f" (details in {path})" if path else ""))
 
-    def _show_reply(self, reply: ev.CommandResult) -> None:
-        if reply.exit:
-            self.app.exit(result=0)
-            return
-        text = reply.text
-        if reply.data.get("model"):
-            self.view.status.model = str(reply.data["model"])
-        if reply.data.get("mode"):
-            self.view.status.mode = str(reply.data["mode"])
-        if reply.data.get("budget"):
-            share = reply.data["total"] / reply.data["budget"]
-            filled = min(30, round(30 * share))
-            text = f"[{'█' * filled}{'░' * (30 - filled)}] {100 * share:.0f}% of the budget\n{text}"
+    def _show_answer(self, answer: ev.CommandAnswer) -> None:
+        """A slash command's answer: the status bar follows a mode or model switch; /context gets a gauge."""
+        text = answer_text(answer)
+        match answer:
+            case ev.ModelChanged(model=model):
+                self.view.status.model = model
+            case ev.ModeChanged(mode=mode):
+                self.view.status.mode = mode
+            case ev.ContextReport(total=total, budget=budget) if budget:
+                share = total / budget
+                filled = min(30, round(30 * share))
+                text = f"[{'█' * filled}{'░' * (30 - filled)}] {100 * share:.0f}% of the budget\n{text}"
         self.view.command_reply(text)
 
     def log_crash(self, trace: str) -> Path | None:
@@ -210,20 +212,21 @@ class AgentApp:
             return
         line = text.strip()
         if line.startswith("/") and "\n" not in line:
-            name, _, arg = line.partition(" ")
-            name = name.lower()
-            if name in ("/exit", "/quit"):
-                self.app.exit(result=0)
-                return
-            if name in TUI_COMMANDS or name == "/help":
-                self.view.command_reply(self._local(name, arg.strip()))
-                self.app.invalidate()
-                return
-            self._queue(ev.RunCommand(line))
+            match parse(line, local=tuple(TUI_COMMANDS)):
+                case Local(name="/exit" | "/quit"):
+                    self.app.exit(result=0)
+                case Local(name=name, arg=arg):
+                    self.view.command_reply(self._local(name, arg))
+                    self.app.invalidate()
+                case Usage() as usage:
+                    self.view.command_reply(answer_text(usage))
+                    self.app.invalidate()
+                case op:
+                    self._queue(op)
             return
         self._queue(ev.Submit(text))
 
-    def _queue(self, job: ev.Submit | ev.RunCommand) -> None:
+    def _queue(self, job: ev.Submit | ev.CommandOp) -> None:
         self.pending += 1
         if self.pending > 1:
             self.view.status.queued += 1
@@ -232,8 +235,7 @@ class AgentApp:
 
     def _local(self, name: str, arg: str) -> str:
         if name == "/help":
-            docs = {**{n: d for n, (_, d) in COMMANDS.items()}, **TUI_COMMANDS}
-            return "Commands:\n" + "\n".join(f"  {n:<12} {d}" for n, d in docs.items()) + "\n" + KEYS
+            return "\n".join(help_lines(TUI_COMMANDS)) + "\n" + KEYS
         if name == "/mouse":
             self.mouse = not self.mouse
             return ("mouse capture on: the wheel scrolls; hold Shift to select text with the mouse" if self.mouse
@@ -367,7 +369,7 @@ class AgentApp:
 
         @kb.add("s-tab", filter=~modal & ~has_completions)
         def _next_mode(event: Any) -> None:
-            self._queue(ev.RunCommand("/mode next"))
+            self._queue(ev.SetMode(mode="next"))
 
         @kb.add("c-o")
         def _toggle(event: Any) -> None:

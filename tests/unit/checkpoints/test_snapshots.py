@@ -62,7 +62,7 @@ def test_a_workspace_inside_a_repository_only_sees_its_own_files(tmp_path: Path)
     with checkpoints.command("edit"):
         _sh("echo v2 > main.py && echo changed > ../other.txt", repo / "app")
     assert [c["path"] for c in records[0]["changes"]] == ["main.py"]
-    assert checkpoints.apply_undo(checkpoints.plan_undo()).startswith("Restored 1 file(s)")
+    assert checkpoints.apply_undo(checkpoints.plan_undo()) == (["main.py"], [])
     assert (repo / "app" / "main.py").read_text() == "v1\n"
     assert (repo / "other.txt").read_text() == "changed\n"  # outside the workspace: not the agent's to undo
     assert _git(repo, "for-each-ref").count("\n") == 1  # no ref of ours: only the branch
