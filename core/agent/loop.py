@@ -58,6 +58,7 @@ from core.session.items import (
 )
 from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError, sessions_root
 from core.tools import ToolContext, run_tool, tool_schemas
+from core.tools.shell import end_turn_orphans
 from core.tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -125,6 +126,7 @@ class Agent:
             self._answer_open_calls()
             self.emit(ev.Aborted(reason=cancel.reason))
             outcome = Outcome("aborted")
+        end_turn_orphans()  # what a command left running outside its own jobs ends with the turn
         self.emit(ev.Done(status=outcome.status, text=outcome.text, steps=outcome.steps))
         return outcome
 

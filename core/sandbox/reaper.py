@@ -41,9 +41,10 @@ def become_subreaper() -> bool:
                       ctypes.c_ulong(0)) == 0
 
 
-def adopted() -> list[int]:
+def adopted(keep_groups: frozenset[int] = frozenset()) -> list[int]:
     """This process's children in another session than its own that are not its helpers (they
-    carry the token in the environment they started with) or are dead (a zombie to reap)."""
+    carry the token in the environment they started with) nor in `keep_groups`, or are dead (a
+    zombie to reap)."""
     me, session = os.getpid(), os.getsid(0)
     mark = f"{HELPER}={_TOKEN}".encode()
     found = []
@@ -54,6 +55,8 @@ def adopted() -> list[int]:
             stat = (entry / "stat").read_text()
             fields = stat[stat.rfind(")") + 2:].split()
             if int(fields[1]) != me or int(fields[3]) == session:
+                continue
+            if fields[0] != "Z" and int(fields[2]) in keep_groups:
                 continue
         except (OSError, IndexError, ValueError):
             continue
@@ -70,14 +73,14 @@ def _carries(entry: Path, mark: bytes) -> bool:
         return False
 
 
-def end_adopted(grace: float = 0.5) -> int:
-    """SIGTERM the adopted descendants (and their process groups), SIGKILL those still there after
-    `grace` seconds, and reap them. Returns how many were ended."""
+def end_adopted(grace: float = 0.5, keep_groups: frozenset[int] = frozenset()) -> int:
+    """SIGTERM the adopted descendants (and their process groups) but those in `keep_groups`,
+    SIGKILL those still there after `grace` seconds, and reap them. Returns how many were ended."""
     if not sys.platform.startswith("linux"):
         return 0
     ended = 0
     for _ in range(_ROUNDS):
-        pids = adopted()
+        pids = adopted(keep_groups)
         if not pids:
             break
         ended += len(pids)

@@ -198,6 +198,13 @@ def _wait(proc: subprocess.Popen, timeout: float, cancel: Cancel) -> bool:
             return False
 
 
+def end_turn_orphans(grace: float = BACKGROUND_GRACE_SECONDS) -> int:
+    """End what the turn's commands left running outside their own jobs (`setsid`, a double fork,
+    a cleared environment): those end with the turn. Background jobs a command started in its own
+    process group (`server &`) are kept until the session closes. Returns how many were ended."""
+    return end_adopted(grace, keep_groups=frozenset(_lingering)) if _subreaper else 0
+
+
 def kill_lingering(grace: float = BACKGROUND_GRACE_SECONDS) -> None:
     """End the background jobs commands left running (called when the session closes): SIGTERM,
     then SIGKILL for those still there after `grace` seconds (a job may ignore SIGTERM); and the

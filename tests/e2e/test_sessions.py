@@ -420,10 +420,10 @@ def test_an_unwritable_sessions_folder_is_a_clear_error(tmp_path: Path) -> None:
 def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: Path) -> None:
     from core.runtime.open import open_session
 
-    command, beat = _tree(tmp_path, wait=False)
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    command, beat = _tree(tmp_path / "ws", wait=False)  # in the workspace, which confined commands may write
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok"))]
     with ScriptedServer(script) as server:
-        (tmp_path / "ws").mkdir(exist_ok=True)
         recorder = Recorder()
         session = open_session(make_settings(server.url, tmp_path), recorder, tmp_path / "ws",
                                lambda w, y: None)
@@ -436,6 +436,36 @@ def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: P
         session.close()
     time.sleep(0.3)
     assert not beating(beat, within=0), "the background job ended with the session"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the agent adopts orphans as a Linux subreaper")
+@pytest.mark.parametrize("escape", [
+    "setsid {beat} &",
+    "setsid env -i {beat} &",
+    "(setsid sh -c '{beat}' &)",
+    "nohup setsid {beat} >/dev/null 2>&1 &",
+    "python3 -c 'import os, subprocess, sys; os.fork() or (os.setsid(), subprocess.Popen(sys.argv[1:]))' {beat}",
+])
+def test_a_job_that_leaves_its_command_ends_with_the_turn(tmp_path: Path, escape: str) -> None:
+    from core.runtime.open import open_session
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "beat.py").write_text(BEAT)
+    beat = workspace / "beat.txt"
+    command = escape.format(beat=f"{_python()} {(workspace / 'beat.py').as_posix()} {beat.as_posix()}")
+    command += f"\nfor i in $(seq 100); do [ -s {beat.as_posix()} ] && break; sleep 0.1; done"  # it runs
+    script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok")),
+              Reply(text_events("still here"))]
+    with ScriptedServer(script) as server:
+        session = open_session(make_settings(server.url, tmp_path), Recorder(), workspace, lambda w, y: None)
+        try:
+            session.agent.run("start something")
+            assert beat.exists(), f"{escape!r} never started"
+            assert not beating(beat, within=0), f"{escape!r} outlived its turn"
+            assert session.agent.run("and now?").status == "ok"  # the session goes on
+        finally:
+            session.close()
 
 
 def test_undecodable_file_names_do_not_break_the_next_request(tmp_path: Path) -> None:
