@@ -1,7 +1,9 @@
 """The tasks bench/tasks.py gives the agent: small, real, each checked by a command's exit code.
 
 Each task is a folder's files (bytes where line endings or indentation are the point), a prompt as a
-user would type it, and a check that runs in the folder afterwards ({python} is this interpreter).
+user would type it, and a check that runs in the folder afterwards ({python} is this interpreter);
+its test files are pinned (`Task.pinned`). The set mixes bugs, features, refactors, config edits,
+Chinese prompts, CRLF and tab-indented files, failing tests to fix and a change across files.
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ class Task:
     files: dict[str, str | bytes]
     prompt: str
     check: str  # a shell command run in the task's folder; exit 0 = solved
+
+    @property
+    def pinned(self) -> tuple[str, ...]:
+        """The task's tests: solved only while they are byte for byte as given, so editing a test
+        to pass is not a fix."""
+        return tuple(name for name in self.files if name.rsplit("/", 1)[-1].startswith("test_"))
 
 
 def _pytest(test: str) -> str:
@@ -114,4 +122,83 @@ TASKS: list[Task] = [
         "fetch.py": "def fetch(url, timeout):\n    return (url, timeout)\n",
         "test_fetch.py": "from fetch import fetch\n\n\ndef test_default():\n    assert fetch(\"x\") == (\"x\", 10)\n",
     }, "Make timeout in fetch.py optional with a default of 10, so test_fetch.py passes.", _pytest("test_fetch.py")),
+    Task("largest", {
+        "nums.py": "def largest(values):\n    \"\"\"The largest of the values.\"\"\"\n    return min(values)\n",
+        "test_nums.py": "from nums import largest\n\n\ndef test_largest():\n    assert largest([3, 9, 4]) == 9\n",
+    }, "test_nums.py fails. Fix the bug in nums.py.", _pytest("test_nums.py")),
+    Task("price_format", {
+        "money.py": "def fmt_price(cents):\n    return f\"${cents / 100}\"\n",
+        "test_money.py": ("from money import fmt_price\n\n\ndef test_two_decimals():\n"
+                          "    assert fmt_price(150) == \"$1.50\"\n    assert fmt_price(7) == \"$0.07\"\n"),
+    }, "The test in test_money.py fails: prices must always show two decimals. Fix money.py.",
+        _pytest("test_money.py")),
+    Task("none_guard", {
+        "names.py": "def initials(name):\n    return \"\".join(part[0].upper() for part in name.split())\n",
+        "test_names.py": ("from names import initials\n\n\ndef test_initials():\n    assert initials(\"ada lovelace\") == \"AL\"\n\n\n"
+                          "def test_none():\n    assert initials(None) == \"\"\n"),
+    }, "initials(None) in names.py raises an error; it should return an empty string. Make test_names.py pass.",
+        _pytest("test_names.py")),
+    Task("zh_bug", {
+        "discount.py": "def apply_discount(price, percent):\n    return price * percent / 100\n",
+        "test_discount.py": ("from discount import apply_discount\n\n\ndef test_discount():\n"
+                             "    assert apply_discount(200, 25) == 150\n"),
+    }, "discount.py 里的 apply_discount 算错了：打 25% 折扣后 200 应该变成 150。修好它，让 test_discount.py 通过。",
+        _pytest("test_discount.py")),
+    Task("zh_feature", {
+        "strings.py": "def upper(s):\n    return s.upper()\n",
+    }, "在 strings.py 里加一个函数 reverse(s)，返回倒过来的字符串。",
+        "{python} -c 'import strings as s; assert s.reverse(\"abc\") == \"cba\" and s.reverse(\"你好\") == \"好你\" "
+        "and s.upper(\"a\") == \"A\"'"),
+    Task("zh_config", {
+        "config.json": "{\n  \"language\": \"en-US\",\n  \"theme\": \"dark\"\n}\n",
+    }, "把 config.json 里的 language 改成 zh-CN，其他设置不要动。",
+        "{python} -c 'import json; assert json.load(open(\"config.json\")) == {\"language\": \"zh-CN\", \"theme\": \"dark\"}'"),
+    Task("crlf_ini", {
+        "app.ini": b"[server]\r\nhost = 0.0.0.0\r\ntimeout = 10\r\n\r\n[log]\r\nlevel = info\r\n",
+    }, "Set the server timeout in app.ini to 30 seconds.",
+        "{python} -c 'import configparser; c = configparser.ConfigParser(); c.read(\"app.ini\"); "
+        "assert c[\"server\"][\"timeout\"] == \"30\" and c[\"log\"][\"level\"] == \"info\"' && "
+        "{python} -c 'd = open(\"app.ini\", \"rb\").read(); assert d.count(b\"\\r\\n\") == d.count(b\"\\n\") == 6'"),
+    Task("crlf_bug", {
+        "temps.py": b"def to_fahrenheit(celsius):\r\n    return celsius * 9 / 5 - 32\r\n",
+        "test_temps.py": b"from temps import to_fahrenheit\r\n\r\n\r\ndef test_boiling():\r\n"
+                         b"    assert to_fahrenheit(100) == 212\r\n",
+    }, "test_temps.py fails. Fix the formula in temps.py (keep its Windows line endings).",
+        _pytest("test_temps.py") + " && {python} -c 'd = open(\"temps.py\", \"rb\").read(); "
+        "assert d.count(b\"\\r\\n\") == d.count(b\"\\n\")'"),
+    Task("tabs_bug", {
+        "parity.py": "def is_even(n):\n\treturn n % 2 == 1\n",
+        "test_parity.py": "from parity import is_even\n\n\ndef test_even():\n    assert is_even(4)\n    assert not is_even(3)\n",
+    }, "test_parity.py fails. Fix is_even in parity.py; the file is indented with tabs, keep it that way.",
+        _pytest("test_parity.py") + " && grep -q \"$(printf '^\\treturn')\" parity.py"),
+    Task("makefile", {
+        "Makefile": "test:\n\tpython -m pytest tests.py\n\nlint:\n\truff check .\n",
+    }, "The test target in the Makefile runs the wrong file: it must run test_app.py instead of tests.py.",
+        "make -n test | grep -qx 'python -m pytest test_app.py' && make -n lint | grep -qx 'ruff check .'"),
+    Task("toml_version", {
+        "pyproject.toml": "[project]\nname = \"demo\"\nversion = \"1.2.3\"\ndependencies = []\n",
+    }, "Bump the version in pyproject.toml to 1.3.0.",
+        "{python} -c 'import tomllib; p = tomllib.load(open(\"pyproject.toml\", \"rb\"))[\"project\"]; "
+        "assert p == {\"name\": \"demo\", \"version\": \"1.3.0\", \"dependencies\": []}'"),
+    Task("compose_port", {
+        "docker-compose.yml": ("services:\n  web:\n    image: demo\n    ports:\n      - \"8000:8000\"\n"
+                               "  db:\n    image: postgres\n"),
+    }, "In docker-compose.yml, publish the web service on host port 8080 instead of 8000 (the container port "
+       "stays 8000).",
+        "grep -q '\"8080:8000\"' docker-compose.yml && ! grep -q '8000:8000' docker-compose.yml && "
+        "grep -q 'image: postgres' docker-compose.yml"),
+    Task("tax_constant", {
+        "prices.py": ("def with_tax(amount):\n    return amount * (1 + 0.2)\n\n\n"
+                      "def tax_of(amount):\n    return amount * 0.2\n"),
+    }, "In prices.py the tax rate 0.2 is written twice. Make it a module constant TAX_RATE and use it in both "
+       "functions.",
+        "test \"$(grep -c '0\\.2' prices.py)\" = 1 && {python} -c 'import prices as p; assert p.TAX_RATE == 0.2 "
+        "and abs(p.with_tax(10) - 12) < 1e-9 and abs(p.tax_of(10) - 2) < 1e-9'"),
+    Task("multi_file", {
+        "models.py": ("from dataclasses import dataclass\n\n\n@dataclass\nclass User:\n    name: str\n"),
+        "show.py": "from models import User\n\n\ndef show(user: User) -> str:\n    return user.name\n",
+        "test_show.py": ("from models import User\nfrom show import show\n\n\ndef test_show():\n"
+                         "    assert show(User(\"ann\", \"ann@example.com\")) == \"ann <ann@example.com>\"\n"),
+    }, "Add an email field (a string) to User in models.py, and make show() in show.py return the name followed "
+       "by the email in angle brackets, so test_show.py passes.", _pytest("test_show.py")),
 ]

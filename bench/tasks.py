@@ -9,8 +9,8 @@ server's prompt cache sees the same prefix from task to task. It prints, per tas
 DeepSeek's prices, and wall time; then the totals and, with --agent-cmd, this build against that one
 as a ratio. The two builds take turns task by task, so both see the machine in the same state.
 
-The default endpoint is the local llama.cpp model of tests/support/local_model.py (Qwen2.5-Coder-0.5B),
-started when none is running. A check that already passes on the untouched files is reported as a
+The default endpoint is the local llama.cpp model of tests/support/local_model.py (Qwen2.5-Coder-1.5B;
+`--model qwen` for the 0.5B one), started when none is running. A check that already passes on the untouched files is reported as a
 broken task, not counted. POSIX only (the checks are shell commands).
 """
 
@@ -37,6 +37,7 @@ from tests.support import local_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PRICED_AS = "deepseek-v4-flash"
+DEFAULT_LOCAL_MODEL = "qwen1.5b"  # the smallest local model that solves some tasks (the 0.5B one almost none)
 # The local server's limits, and temperature 0 so both builds see the same model behaviour.
 LOCAL_MODEL_ENV = {"DEEPSEEK_API_KEY": "", "DEEPSEEK_CONTEXT_WINDOW": "8192", "DEEPSEEK_MAX_OUTPUT_TOKENS": "512",
                    "DEEPSEEK_REASONING_EFFORT": "default", "DEEPSEEK_TEMPERATURE": "0", "AGENT_MAX_RETRIES": "1"}
@@ -61,12 +62,12 @@ class Run:
         return DEFAULT_PRICES[PRICED_AS].cost(self.tokens_in, self.tokens_cached, self.tokens_out)
 
 
-def local_model_url() -> str:
-    """The running local Qwen server's URL, starting one when there is none."""
+def local_model_url(model: str) -> str:
+    """The running local model server's URL, starting one when there is none."""
     script = [sys.executable, local_model.__file__]  # its command line: detached servers outlive this run
-    found = subprocess.run([*script, "url", "--model", "qwen"], capture_output=True, text=True)
+    found = subprocess.run([*script, "url", "--model", model], capture_output=True, text=True)
     if found.returncode != 0:
-        found = subprocess.run([*script, "start", "--model", "qwen"], capture_output=True, text=True)
+        found = subprocess.run([*script, "start", "--model", model], capture_output=True, text=True)
     if found.returncode != 0:
         sys.exit(f"no local model: {found.stderr.strip()}")
     return found.stdout.strip().splitlines()[-1]
@@ -85,6 +86,10 @@ def check(task: Task, work: Path) -> bool:
     command = task.check.replace("{python}", shlex.quote(sys.executable))
     if not work.is_dir():  # the agent removed its own workspace
         return False
+    for name in task.pinned:
+        given = task.files[name]
+        if not (work / name).is_file() or (work / name).read_bytes() != (given if isinstance(given, bytes) else given.encode()):
+            return False
     return subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, timeout=120).returncode == 0
 
 
@@ -162,16 +167,17 @@ def _shown_command(argv: list[str]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent-cmd", help="another agent build to compare against, e.g. 'python3 /tmp/old/agent.py'")
-    parser.add_argument("--base-url", help="a Responses endpoint (default: the local Qwen model)")
-    parser.add_argument("--model", default="qwen", help="model name (default: qwen, the local model's alias)")
+    parser.add_argument("--base-url", help="a Responses endpoint (default: the local model named by --model)")
+    parser.add_argument("--model", default=DEFAULT_LOCAL_MODEL,
+                        help=f"model name (default: {DEFAULT_LOCAL_MODEL}, a local model's alias)")
     parser.add_argument("--tasks", help="comma-separated task names (default: all)")
     parser.add_argument("--max-steps", type=int, default=8)
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per task and build")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per task and build")
     parser.add_argument("--write-docs", type=Path, help="replace the script-written block of this Markdown file")
     args = parser.parse_args()
 
     chosen = [t for t in TASKS if not args.tasks or t.name in args.tasks.split(",")]
-    base_url = args.base_url or local_model_url()
+    base_url = args.base_url or local_model_url(args.model)
     builds = {"this": [sys.executable, str(ROOT / "agent.py")]}
     if args.agent_cmd:
         builds["other"] = shlex.split(args.agent_cmd)

@@ -19,6 +19,7 @@ from core.agent.approvals import Approvals
 from core.agent.guard import UNREADABLE_IN_A_ROW, Guard
 from core.agent.prompt import session_instructions
 from core.agent.rules import AllowRules
+from core.agent.text_calls import recover_text_call
 from core.cancel import Cancel
 from core.checkpoints import Checkpoints
 from core.config import Settings
@@ -143,6 +144,8 @@ class Agent:
         correction: str | None = None
         for step in range(1, self.settings.max_steps + 1):
             result = self._ask(cancel, step, correction)
+            if (recovered := recover_text_call(result, self.tools)) is not None:
+                self.emit(ev.Notice(kind="info", message=recovered))
             self._record_turn(result)
             if result.status == "aborted":
                 self.emit(ev.Aborted(reason=cancel.reason or "interrupted"))

@@ -4,8 +4,11 @@ placeholder, a repeated successful call and a run of steps that show nothing new
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from core.agent.guard import IDLE_STEPS
 from core.agent.loop import Agent
@@ -103,3 +106,52 @@ def test_a_real_edit_between_reads_is_progress(tmp_path: Path, recorder: Recorde
     with ScriptedServer([*steps, Reply(text_events("done"))]) as server:
         outcome = make_agent(server, tmp_path, recorder).run("tweak")
     assert outcome.status == "ok" and outcome.text == "done"
+
+
+FIX = {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}
+WRITTEN_CALLS = {
+    "fenced": f'```json\n{{"name": "edit_file", "arguments": {json.dumps(FIX)}}}\n```',
+    "qwen tags": f'<tool_call>\n{{"name": "edit_file", "arguments": {json.dumps(FIX)}}}\n</tool_call>',
+    "deepseek tokens": ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>edit_file\n```json\n"
+                        f"{json.dumps(FIX)}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+}
+
+
+@pytest.mark.parametrize("written", WRITTEN_CALLS.values(), ids=WRITTEN_CALLS.keys())
+def test_a_call_written_as_text_runs_as_that_call(tmp_path: Path, recorder: Recorder, written: str) -> None:
+    with ScriptedServer([Reply(text_events(written)), Reply(text_events("fixed: add adds"))]) as server:
+        outcome = make_agent(server, tmp_path, recorder).run("fix add in calc.py")
+    assert outcome.status == "ok" and outcome.text == "fixed: add adds" and outcome.steps == 2
+    assert (tmp_path / "ws" / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    notices = [n["message"] for n in recorder.of("notice") if n.get("kind") == "info"]
+    assert any("wrote its call to edit_file as text" in n and "running it as that call" in n for n in notices)
+    assert [t["name"] for t in recorder.of("tool")] == ["edit_file"]
+    # The model sees its call as a real call with its output, not as the text it wrote.
+    replay = server.requests[1]["input"]
+    call = next(i for i in replay if i.get("type") == "function_call")
+    assert call["name"] == "edit_file" and json.loads(call["arguments"]) == FIX
+    assert any(i.get("type") == "function_call_output" and i["call_id"] == call["call_id"] for i in replay)
+    assert not any(i.get("role") == "assistant" for i in replay)
+
+
+def test_a_call_with_prose_around_it_is_not_run_and_gets_one_correction(tmp_path: Path,
+                                                                       recorder: Recorder) -> None:
+    chatty = "I will fix it:\n" + WRITTEN_CALLS["fenced"]
+    script = [Reply(text_events(chatty)), Reply(call_events([("edit_file", FIX)])), Reply(text_events("done"))]
+    with ScriptedServer(script) as server:
+        outcome = make_agent(server, tmp_path, recorder).run("fix add in calc.py")
+    assert outcome.status == "ok" and outcome.text == "done"
+    correction = last_user_text(server.requests[1])
+    assert "other text around it" in correction and "nothing was run" in correction
+    assert [t["name"] for t in recorder.of("tool")] == ["edit_file"]  # only the real call ran
+    assert last_user_text(server.requests[2]) == "fix add in calc.py"
+
+
+def test_text_calls_that_never_become_readable_stop_as_stuck_not_as_an_answer(tmp_path: Path,
+                                                                             recorder: Recorder) -> None:
+    two = WRITTEN_CALLS["fenced"] + "\n" + WRITTEN_CALLS["fenced"]
+    with ScriptedServer([Reply(text_events(two))] * 3 + [Reply(text_events("never asked"))]) as server:
+        outcome = make_agent(server, tmp_path, recorder).run("fix add in calc.py")
+    assert outcome.status == "error" and outcome.error is not None and outcome.error.kind == "stuck"
+    assert len(server.requests) == 3 and recorder.of("tool") == []
+    assert (tmp_path / "ws" / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"

