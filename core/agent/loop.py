@@ -303,21 +303,6 @@ class Agent:
                 "cost_usd": usage.cost_usd if usage.prices else None,
                 "mcp_tools": mcp_count, "mcp_tools_tokens": mcp_tokens}
 
-    def context_report(self) -> str:
-        """`context_data()` as text."""
-        data = self.context_data()
-        total, budget = data["total"], data["budget"]
-        lines = [f"Context: about {total:,} of {budget:,} tokens ({100 * total / budget:.0f}% of the budget; "
-                 f"window {data['window']:,})"]
-        lines += [f"  {name:<24} {tokens:>9,}" for name, tokens in data["parts"].items()]
-        if data["mcp_tools"]:
-            lines.append(f"  (of the tools: {data['mcp_tools']} from MCP servers, about {data['mcp_tools_tokens']:,} tokens)")
-        if data["input_tokens"]:
-            cost = f", ${data['cost_usd']:.4f}" if data["cost_usd"] is not None else ""
-            lines.append(f"Session: {data['input_tokens']:,} input tokens ({100 * data['cache_hit_share']:.0f}% "
-                         f"from cache), {data['output_tokens']:,} output{cost}")
-        return "\n".join(lines)
-
     # -- the session event -------------------------------------------------------------------
     def announce(self, resumed: bool = False) -> None:
         """Emit `SessionOpened`: who we are and the history to draw (after opening, /resume or /clear)."""
