@@ -5,9 +5,11 @@ its time and raise ordinary errors; the child only calls `prctl(PR_SET_NO_NEW_PR
 `landlock_restrict_self`, two system calls with no allocation, so `preexec_fn` stays safe in a
 process with threads. Landlock binds the command and everything it starts, and cannot be undone.
 
-Landlock only allows. Reading is granted on "/" except the denied places: a grant whose folder
-holds a denied path is split into its entries, recursively along the denied path, so the denied
-inode gets no rule at all (`split_grants`). Rules attach to inodes, so renaming or hard-linking a
+Landlock only allows. Reading is granted on "/" except the denied places and the hidden folders
+(the home folders, the workspace's parent), and then on what the policy lets commands read inside
+those: a grant whose folder holds a denied or hidden path is split into its entries, recursively
+along that path, so it gets no rule at all (`split_grants`). The folders on the way keep listing:
+names in the home folder can be listed, their contents not read. Rules attach to inodes, so renaming or hard-linking a
 denied file does not make it readable (linking across folders needs REFER, which the kernel only
 allows when the target gains no right).
 """
@@ -168,11 +170,12 @@ def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
         err = ctypes.get_errno()
         raise OSError(err, f"landlock_create_ruleset: {os.strerror(err)}")
     try:
-        grants = [Grant(Path("/"), READ)]
-        grants += [Grant(p, handled & ~(MAKE_CHAR | MAKE_BLOCK)) for p in policy.writable]
-        grants += [Grant(p, DEVICE) for p in policy.devices]
+        grants = split_grants([Grant(Path("/"), READ)], [*policy.denied, *policy.hidden])
+        granted = [Grant(p, READ) for p in policy.readable]
+        granted += [Grant(p, handled & ~(MAKE_CHAR | MAKE_BLOCK)) for p in policy.writable]
+        granted += [Grant(p, DEVICE) for p in policy.devices]
         in_namespace = mountns.available()
-        _add_rules(fd, split_grants(grants, list(policy.denied)), handled)
+        _add_rules(fd, grants + split_grants(granted, list(policy.denied)), handled)
         filter_in = seccomp.installer(_libc, unix_sockets=bool(policy.sockets))
         bind = _in_namespace(fd, policy, handled & ~(MAKE_CHAR | MAKE_BLOCK)) if in_namespace else (lambda: True)
         yield _enter(fd, bind, caps.dropper(_libc, policy.network), filter_in or (lambda: True))
