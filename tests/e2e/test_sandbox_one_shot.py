@@ -101,7 +101,8 @@ def test_yes_keeps_a_blocked_command_confined(layout: Layout) -> None:
 
 def test_a_setsid_heartbeat_ends_with_the_session(layout: Layout) -> None:
     beat = layout.workspace / "beat"
-    start = "setsid sh -c 'while :; do echo b >> beat; sleep 0.1; done' > /dev/null 2>&1 < /dev/null &"
+    # the command waits for the first beats: with a PID namespace of its own, a job ends with its command
+    start = "setsid sh -c 'while :; do echo b >> beat; sleep 0.1; done' > /dev/null 2>&1 < /dev/null & sleep 0.3"
     _one(layout, [start, "sleep 0.5"])
     size = beat.stat().st_size
     assert size > 0, "the heartbeat never ran"
