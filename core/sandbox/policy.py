@@ -134,8 +134,11 @@ class Policy:
         """Whether a confined command may read `path` (resolved)."""
         if self.is_denied(path):
             return False
-        inside = lambda folders: any(path == f or path.is_relative_to(f) for f in folders)  # noqa: E731
-        return not inside(self.hidden) or inside(self.readable) or inside(self.writable)
+        return not _within(path, self.hidden) or _within(path, self.readable) or _within(path, self.writable)
+
+
+def _within(path: Path, folders: tuple[Path, ...]) -> bool:
+    return any(path == f or path.is_relative_to(f) for f in folders)
 
 
 # Folders whose other entries are the system's: a workspace directly inside one keeps its siblings
