@@ -134,6 +134,7 @@ class Settings:
     sandbox: str = "auto"  # AGENT_SANDBOX: auto, landlock, bwrap, wintoken or off (see core.sandbox)
     network: str = "on"  # AGENT_NETWORK=off: confined commands may not open TCP connections
     sandbox_writable: str = ""  # AGENT_SANDBOX_WRITABLE: more folders commands may write (os.pathsep-separated)
+    sandbox_readable: str = ""  # AGENT_SANDBOX_READABLE: more folders commands may read (os.pathsep-separated)
     sandbox_sockets: str = ""  # AGENT_SANDBOX_SOCKETS: Unix sockets commands may use (see core.sandbox.policy)
     network_allow: str = ""  # AGENT_NETWORK_ALLOW: hosts the network proxy lets through besides its list
     mcp_config: str = ""  # DEEPSEEK_MCP_CONFIG: one more mcp.json to read (see core.mcp.config)
@@ -194,6 +195,7 @@ ENV_NAMES: dict[str, str] = {
     "sandbox": "AGENT_SANDBOX",
     "network": "AGENT_NETWORK",
     "sandbox_writable": "AGENT_SANDBOX_WRITABLE",
+    "sandbox_readable": "AGENT_SANDBOX_READABLE",
     "sandbox_sockets": "AGENT_SANDBOX_SOCKETS",
     "network_allow": "AGENT_NETWORK_ALLOW",
     "mcp_config": "DEEPSEEK_MCP_CONFIG",

@@ -2,8 +2,9 @@
 
 A denial shows as "Permission denied", "Operation not permitted" or (under bubblewrap) "Read-only
 file system" next to a path. It is the sandbox's doing when that path is one the policy keeps
-from the command: outside the writable folders, or a secret place. A denial inside the workspace
-is the file's own permissions, and is left alone."""
+from the command: outside the writable folders, outside what it may read, or a secret place. A
+denial inside the workspace is the file's own permissions, and is left alone. Under bubblewrap a
+path the command may not read is not there at all ("No such file or directory")."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ _DENIAL = re.compile(r"permission denied|operation not permitted|read-only file 
                      r"|\bEROFS\b", re.IGNORECASE)
 _QUOTED = re.compile(r"""['"‘’`“]([^'"‘’`“”\n]{1,4096})['"‘’“”]""")
 _BARE = re.compile(r"(?:^|[\s:(=])((?:~|\.{1,2})?/[^\s:'\"),]*|\.{1,2}/[^\s:'\"),]*)")
+# Under bubblewrap a hidden path is absent: "missing" is the sandbox's doing when the path exists outside.
+_MISSING = re.compile(r"no such file or directory|directory nonexistent|\bENOENT\b", re.IGNORECASE)
 _SIGNAL = re.compile(r"\bkill\b", re.IGNORECASE)
 _NETWORK = re.compile(r"connect|bind|socket|network|urlopen|ECONNREFUSED|Failed to connect", re.IGNORECASE)
 MAX_SHOWN = 5
@@ -60,6 +63,12 @@ def how_to_allow(kept_out: Iterable[Path], actions: Iterable[str], policy: Polic
     if folders:
         ways.append(f"let commands write {_shown(folders)} by starting the agent with AGENT_SANDBOX_WRITABLE="
                     f"{os.pathsep.join(folders[:MAX_SHOWN])} (in the environment or the .env)")
+    unread = list(dict.fromkeys(str(_folder(p)) for p in kept_out if not policy.is_denied(p)
+                                and not policy.may_read(p)))
+    if unread:
+        ways.append(f"let commands read {_shown(unread)} by starting the agent with AGENT_SANDBOX_READABLE="
+                    f"{os.pathsep.join(unread[:MAX_SHOWN])} (the home folder and the workspace's neighbours are "
+                    "unreadable but for what tools need)")
     if secret:
         ways.append(f"{_shown(secret)} is a secret place no confined command may read; only --no-sandbox lifts that")
     if NETWORK in actions:
@@ -91,6 +100,12 @@ def sandbox_denial(output: str, exit_code: int | None, policy: Policy, cwd: Path
     paths: dict[str, Path] = {}
     actions: list[str] = []
     for line in output.splitlines():
+        if _MISSING.search(line) and not _DENIAL.search(line):
+            for shown in _paths_in(line):
+                real = _resolved(shown, base)
+                if real is not None and real.exists() and not policy.may_read(real):
+                    paths.setdefault(shown, real)
+            continue
         if not _DENIAL.search(line):
             continue
         found = {p: real for p in _paths_in(line) if (real := _kept_out(p, base, policy)) is not None}
@@ -114,18 +129,24 @@ def _paths_in(line: str) -> list[str]:
 def _kept_out(text: str, base: Path, policy: Policy) -> Path | None:
     """The resolved path when the policy keeps the command from `text` (a path as the command
     printed it), else None."""
-    path = Path(text).expanduser()
-    if not path.is_absolute():
-        path = base / path
-    try:
-        path = path.resolve()
-    except (OSError, RuntimeError):
+    path = _resolved(text, base)
+    if path is None:
         return None
-    if policy.is_denied(path):
+    if policy.is_denied(path) or not policy.may_read(path):
         return path
     if any(path == d or path.is_relative_to(d) for d in policy.devices):
         return None
     return path if not policy.may_write(path) and _agent_may_write(path) else None
+
+
+def _resolved(text: str, base: Path) -> Path | None:
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = base / path
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _agent_may_write(path: Path) -> bool:

@@ -1,5 +1,6 @@
 """Bubblewrap, where the kernel has no Landlock: the command sees a read-only view of "/" with the
-writable folders bound back, the secret places covered by empty ones, the protected files of the
+writable folders bound back, the home folders and the workspace's parent as empty ones with only
+what it may read bound back read-only, the secret places covered by empty ones, the protected files of the
 workspace bound read-only, an empty, read-only /tmp and /var/tmp (the session's temp folder bound
 inside; a write elsewhere there fails as a write outside does, rather than vanish with the
 command), a fresh /dev (no terminal of the user's), PID and IPC namespaces of its own (it
@@ -68,6 +69,12 @@ def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None) -> list[
     temp = [Path(t) for t in TEMP_FOLDERS if Path(t).is_dir() and not Path(t).is_relative_to("/dev")]
     for folder in temp:
         args += ["--tmpfs", str(folder)]
+    hidden = sorted((h for h in policy.hidden if not any(h == t or h.is_relative_to(t) for t in temp)),
+                    key=lambda h: len(h.parts))  # an outer one first: a later tmpfs would cover an inner one
+    for folder in hidden:
+        args += ["--tmpfs", str(folder)]
+    for allowed in policy.readable:
+        args += ["--ro-bind", str(allowed), str(allowed)]
     for folder in policy.writable:
         if not folder.is_relative_to("/dev") and not folder.is_relative_to("/proc"):
             args += ["--bind", str(folder), str(folder)]
@@ -85,7 +92,7 @@ def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None) -> list[
     for kept in policy.protected:
         if kept.exists():
             args += ["--ro-bind", str(kept), str(kept)]
-    for folder in temp:  # after the binds, which may need mount points made in it
+    for folder in [*temp, *hidden]:  # after the binds, which may need mount points made in it
         args += ["--remount-ro", str(folder)]
     if filter_fd is not None:
         args += ["--seccomp", str(filter_fd)]

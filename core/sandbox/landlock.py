@@ -5,9 +5,11 @@ its time and raise ordinary errors; the child only calls `prctl(PR_SET_NO_NEW_PR
 `landlock_restrict_self`, two system calls with no allocation, so `preexec_fn` stays safe in a
 process with threads. Landlock binds the command and everything it starts, and cannot be undone.
 
-Landlock only allows. Reading is granted on "/" except the denied places: a grant whose folder
-holds a denied path is split into its entries, recursively along the denied path, so the denied
-inode gets no rule at all (`split_grants`). Rules attach to inodes, so renaming or hard-linking a
+Landlock only allows. Reading is granted on "/" except the denied places and the hidden folders
+(the home folders, the workspace's parent), and then on what the policy lets commands read inside
+those: a grant whose folder holds a denied or hidden path is split into its entries, recursively
+along that path, so it gets no rule at all (`split_grants`). The folders on the way keep listing:
+names in the home folder can be listed, their contents not read. Rules attach to inodes, so renaming or hard-linking a
 denied file does not make it readable (linking across folders needs REFER, which the kernel only
 allows when the target gains no right).
 """
@@ -168,31 +170,37 @@ def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
         err = ctypes.get_errno()
         raise OSError(err, f"landlock_create_ruleset: {os.strerror(err)}")
     try:
-        grants = [Grant(Path("/"), READ)]
-        grants += [Grant(p, handled & ~(MAKE_CHAR | MAKE_BLOCK)) for p in policy.writable]
-        grants += [Grant(p, DEVICE) for p in policy.devices]
+        grants = split_grants([Grant(Path("/"), READ)], [*policy.denied, *policy.hidden])
+        granted = [Grant(p, READ) for p in policy.readable]
+        granted += [Grant(p, handled & ~(MAKE_CHAR | MAKE_BLOCK)) for p in policy.writable]
+        granted += [Grant(p, DEVICE) for p in policy.devices]
         in_namespace = mountns.available()
-        _add_rules(fd, split_grants(grants, list(policy.denied)), handled)
+        own_pids = in_namespace and mountns.available(own_pids=True)
+        _add_rules(fd, grants + split_grants(granted, list(policy.denied)), handled)
         filter_in = seccomp.installer(_libc, unix_sockets=bool(policy.sockets))
-        bind = _in_namespace(fd, policy, handled & ~(MAKE_CHAR | MAKE_BLOCK)) if in_namespace else (lambda: True)
+        bind = (_in_namespace(fd, policy, handled & ~(MAKE_CHAR | MAKE_BLOCK), own_pids) if in_namespace
+                else (lambda: True))
         yield _enter(fd, bind, caps.dropper(_libc, policy.network), filter_in or (lambda: True))
     finally:
         os.close(fd)
 
 
-def _in_namespace(fd: int, policy: Policy, rights: int) -> Callable[[], bool]:
+def _in_namespace(fd: int, policy: Policy, rights: int, own_pids: bool) -> Callable[[], bool]:
     """The mount namespace (`core.sandbox.mountns`), then rules letting the command write the empty
-    /dev/shm it mounted and use its own devpts: added in the child, since the new mounts' roots do
-    not exist before (a rule on the folder a mount covers does not reach through it)."""
+    /dev/shm it mounted, use its own devpts and read its own /proc: added in the child, since the
+    new mounts' roots do not exist before (a rule on the folder a mount covers does not reach
+    through it)."""
     own_pts = ctypes.c_int(0)
-    bind = mountns.binder(_libc, policy.protected, policy.pinned, own_pts)  # type: ignore[arg-type]
+    bind = mountns.binder(_libc, policy.protected, policy.pinned, own_pts, own_pids)  # type: ignore[arg-type]
     syscall, open_, close = _libc.syscall, _libc.open, _libc.close  # type: ignore[union-attr]
     add, ruleset_fd, kind, zero = (ctypes.c_long(_ADD_RULE), ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
                                    ctypes.c_uint32(0))
     flags = ctypes.c_int(os.O_PATH | os.O_CLOEXEC)
+    mounted = [(mountns.SHM, rights, False), (mountns.PTS, DEVICE | READ_DIR, True), (mountns.PTMX, DEVICE, True)]
+    if own_pids:
+        mounted.append((mountns.PROC, READ, False))
     rules = [(ctypes.c_char_p(os.fsencode(path)), _PathBeneathAttr(granted, -1), needs_pts)
-             for path, granted, needs_pts in ((mountns.SHM, rights, False), (mountns.PTS, DEVICE | READ_DIR, True),
-                                              (mountns.PTMX, DEVICE, True))]
+             for path, granted, needs_pts in mounted]
     refs = [(path, attr, ctypes.byref(attr), needs_pts) for path, attr, needs_pts in rules]
 
     def enter_namespace() -> bool:

@@ -16,6 +16,13 @@ without one, /dev/shm stays read-only. Likewise a new devpts instance on /dev/pt
 bound on /dev/ptmx) gives programs that make a pseudo-terminal (`script`, pexpect) their own, where
 none of the user's terminals exists.
 
+Where the kernel allows it the command also gets a PID namespace with a fresh /proc: `ps -eo args`
+and /proc/*/cmdline show only its own processes, not another program's `--password=…`. The new
+namespace's first process must be a child of the one that made it, so the child forks once more:
+the command runs in the grandchild (PID 1 there, killed when its parent dies), and the child only
+waits for it, holding no descriptor, and exits with its status. As under bubblewrap, background
+jobs end with the command: when PID 1 of a namespace exits, the kernel ends the rest.
+
 Everything is prepared in the parent; the child makes only system calls.
 """
 
@@ -28,23 +35,25 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-_CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+_CLOSE_RANGE, _PR_SET_PDEATHSIG, _SIGKILL = 436, 1, 9  # close_range: the same number on x86_64 and aarch64
 _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 # statvfs flags a remount must keep (the kernel locks them in a user namespace), as mount flags.
 _KEPT = {os.ST_NOSUID: 2, os.ST_NODEV: 4, os.ST_NOEXEC: 8, os.ST_NOATIME: 1024, os.ST_NODIRATIME: 2048,
          os.ST_RELATIME: 1 << 21} if hasattr(os, "ST_NOSUID") else {}
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 2, 4, 8
 _O_WRONLY = 1
-SHM, PTS, PTMX = Path("/dev/shm"), Path("/dev/pts"), Path("/dev/ptmx")
+SHM, PTS, PTMX, PROC = Path("/dev/shm"), Path("/dev/pts"), Path("/dev/ptmx"), Path("/proc")
 
 
-@lru_cache(maxsize=1)
-def available() -> bool:
-    """Whether a child of this process can make a mount namespace (and a tmpfs in it) here."""
+@lru_cache(maxsize=2)
+def available(own_pids: bool = False) -> bool:
+    """Whether a child of this process can make a mount namespace (and a tmpfs in it) here; with
+    `own_pids`, a PID namespace with a fresh /proc as well."""
     if not hasattr(os, "getuid") or not SHM.is_dir():
         return False
     libc = ctypes.CDLL(None, use_errno=True)
-    make = binder(libc, (), (), ctypes.c_int(0))
+    make = binder(libc, (), (), ctypes.c_int(0), own_pids)
 
     def must() -> None:
         if not make():
@@ -57,16 +66,21 @@ def available() -> bool:
 
 
 def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, ...],
-           own_pts: ctypes.c_int) -> Callable[[], bool]:
+           own_pts: ctypes.c_int, own_pids: bool = False) -> Callable[[], bool]:
     """The function the child calls first (before dropping capabilities): in a namespace of its
     own it mounts an empty /dev/shm, binds each `pinned` folder over itself (a mount point cannot
     be renamed) and `protected` read-only. It returns False when the namespace or a mount failed.
+    With `own_pids` it forks into a PID namespace first (see the module) and mounts a fresh /proc.
     A devpts of its own is tried last; `own_pts` is set to 1 when it was mounted."""
     paths = [p for p in protected if p.exists() and not p.is_symlink()]
     as_root = os.geteuid() == 0
     uid, gid = os.getuid(), os.getgid()
     unshare, mount, open_, write, close = libc.unshare, libc.mount, libc.open, libc.write, libc.close
-    flags = ctypes.c_int(_CLONE_NEWNS if as_root else _CLONE_NEWNS | _CLONE_NEWUSER)
+    flags = ctypes.c_int((_CLONE_NEWNS if as_root else _CLONE_NEWNS | _CLONE_NEWUSER)
+                         | (_CLONE_NEWPID if own_pids else 0))
+    become_pid_one = _pid_one(libc) if own_pids else (lambda: True)
+    proc_type, proc = ctypes.c_char_p(b"proc"), ctypes.c_char_p(os.fsencode(PROC))
+    proc_flags = ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     maps = [(ctypes.c_char_p(b"/proc/self/setgroups"), b"deny"),
             (ctypes.c_char_p(b"/proc/self/uid_map"), f"{uid} {uid} 1".encode()),
             (ctypes.c_char_p(b"/proc/self/gid_map"), f"{gid} {gid} 1".encode())]
@@ -99,7 +113,11 @@ def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, .
                 if fd < 0 or write(fd, data, size) < 0:
                     return False
                 close(fd)
+        if not become_pid_one():
+            return False
         if mount(none, root, none, private, none) != 0 or mount(tmpfs, shm, tmpfs, shm_flags, shm_mode) != 0:
+            return False
+        if own_pids and mount(proc_type, proc, proc_type, proc_flags, none) != 0:
             return False
         ok = True
         for path, bind_flags, remount_flags in binds:
@@ -114,3 +132,29 @@ def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, .
         return ok
 
     return bind
+
+
+def _pid_one(libc: ctypes.CDLL) -> Callable[[], bool]:
+    """After `unshare(CLONE_NEWPID)`: fork; the child goes on as PID 1 of the new namespace (killed
+    when its parent dies), the parent closes every descriptor (Popen waits for its error pipe to
+    close) and exits with the child's status once it ends. False when the fork failed."""
+    fork, waitpid, exit_, syscall, prctl = libc.fork, libc.waitpid, libc._exit, libc.syscall, libc.prctl
+    status = ctypes.c_int(0)
+    status_ref, zero, no_flags = ctypes.byref(status), ctypes.c_int(0), ctypes.c_int(0)
+    close_range, first, last = ctypes.c_long(_CLOSE_RANGE), ctypes.c_uint(0), ctypes.c_uint(0xFFFFFFFF)
+    pdeathsig, kill, unused = ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(_SIGKILL), ctypes.c_ulong(0)
+
+    def split() -> bool:
+        pid = fork()
+        if pid < 0:
+            return False
+        if pid == 0:
+            return prctl(pdeathsig, kill, unused, unused, unused) == 0
+        syscall(close_range, first, last, no_flags)
+        while waitpid(ctypes.c_int(pid), status_ref, zero) != pid:
+            pass
+        code = status.value
+        exit_(ctypes.c_int((code >> 8) & 0xFF if code & 0x7F == 0 else 128 + (code & 0x7F)))
+        return False  # not reached
+
+    return split

@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.sandbox import bwrap, landlock, seccomp
+from core.sandbox import bwrap, landlock, mountns, seccomp
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,12 @@ def _channels() -> list[str]:
 
 
 def _landlock_enforces(version: int, network: bool) -> tuple[str, ...]:
-    said = ["writes only in the workspace and its own temp folder", "secrets unreadable",
+    said = ["writes only in the workspace and its own temp folder", "home folder read by allowlist",
             "the agent's /proc unreadable", "no terminal", *_channels(), "git hooks and config read-only"]
+    if mountns.available(own_pids=True):
+        said.append("own PID namespace")
+    else:
+        said.append("other processes' command lines NOT hidden (no PID namespace here)")
     if version >= 6:
         said.append("signals and abstract sockets stay inside")
     if network:
@@ -93,6 +97,7 @@ def _landlock_enforces(version: int, network: bool) -> tuple[str, ...]:
 
 
 def _bwrap_enforces(network: bool) -> tuple[str, ...]:
-    said = ["writes only in the workspace and its own temp folder", "secrets hidden", "own PID and IPC namespaces",
+    said = ["writes only in the workspace and its own temp folder", "home folder read by allowlist",
+            "own PID and IPC namespaces",
             "no terminal", *_channels(), "git hooks and config read-only"]
     return (*said, "network on" if network else "network off")

@@ -14,7 +14,7 @@ from core.sandbox.launch import Confinement, confine
 
 # The settings the sandbox is made of, by the names the command line gives them.
 SETTINGS = {"AGENT_SANDBOX": "sandbox", "AGENT_NETWORK": "network", "AGENT_SANDBOX_WRITABLE": "sandbox_writable",
-            "AGENT_SANDBOX_SOCKETS": "sandbox_sockets",
+            "AGENT_SANDBOX_READABLE": "sandbox_readable", "AGENT_SANDBOX_SOCKETS": "sandbox_sockets",
             "AGENT_SESSIONS_DIR": "sessions_dir"}
 
 

@@ -122,7 +122,8 @@ ESCAPES = [
 
 def test_no_job_outlives_the_session_whatever_it_does_to_its_environment(layout: Layout) -> None:
     beats = [layout.workspace / f"beat{i}" for i in range(len(ESCAPES))]
-    _one(layout, [e.format(f=b) for e, b in zip(ESCAPES, beats, strict=True)] + ["sleep 0.5"])
+    # each command waits for its job's first beats: with a PID namespace of its own, a job ends with its command
+    _one(layout, [e.format(f=b) + "\nsleep 0.3" for e, b in zip(ESCAPES, beats, strict=True)] + ["sleep 0.5"])
     sizes = [b.stat().st_size if b.exists() else 0 for b in beats]
     assert all(sizes), f"a heartbeat never ran: {dict(zip(ESCAPES, sizes, strict=True))}"
     time.sleep(1.0)

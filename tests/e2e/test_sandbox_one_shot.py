@@ -5,12 +5,14 @@ ends with the session."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 
 import pytest
 
 from core.sandbox import probe
+from core.secrets import spellings, squeeze
 from tests.conftest import TEST_KEY
 from tests.support.agent_process import run_agent
 from tests.support.sandbox_corpus import (
@@ -24,6 +26,7 @@ from tests.support.sandbox_corpus import (
     leaks,
 )
 from tests.support.sandbox_fixtures import agent_layout
+from tests.support.sandbox_reads import ONE_FILE, WHOLE_HOME, write_credential_home
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not probe("auto").active,
@@ -101,9 +104,31 @@ def test_yes_keeps_a_blocked_command_confined(layout: Layout) -> None:
 
 def test_a_setsid_heartbeat_ends_with_the_session(layout: Layout) -> None:
     beat = layout.workspace / "beat"
-    start = "setsid sh -c 'while :; do echo b >> beat; sleep 0.1; done' > /dev/null 2>&1 < /dev/null &"
+    # the command waits for the first beats: with a PID namespace of its own, a job ends with its command
+    start = "setsid sh -c 'while :; do echo b >> beat; sleep 0.1; done' > /dev/null 2>&1 < /dev/null & sleep 0.3"
     _one(layout, [start, "sleep 0.5"])
     size = beat.stat().st_size
     assert size > 0, "the heartbeat never ran"
     time.sleep(1.0)
     assert beat.stat().st_size == size, "the setsid heartbeat outlived the session"
+
+
+def test_no_credential_of_a_full_home_folder_reaches_the_provider(layout: Layout) -> None:
+    """Many tools' credential files, a sibling project's .env and another process's --password:
+    read in several spellings, none reaches the model, and it is told how the user could allow a
+    read. Tokens of shapes redaction does not know (a .pgpass password) count too."""
+    files = write_credential_home(layout.home, layout.workspace)
+    every = [c for _, found in files for c in found]
+    password = "Ps-Args-Pw-2718"
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", f"--password={password}"])
+    try:
+        server, shown = _one(layout, [*WHOLE_HOME, *(s.format(f=p) for p, _ in files for s in ONE_FILE[:2]),
+                                      "cat ../other/.env", "ps -eo args"])
+    finally:
+        holder.kill()
+        holder.wait()
+    sent = squeeze(json.dumps(server.requests, ensure_ascii=False))
+    assert not [c for c in [*every, password] if any(form in sent for form in spellings(c))]
+    assert not [c for c in every if c in shown]
+    told = [o for o in _outputs(server) if "blocked by the sandbox" in o and "AGENT_SANDBOX_READABLE=" in o]
+    assert told, _outputs(server)[-3:]

@@ -45,7 +45,7 @@ def test_a_denial_outside_what_commands_may_touch_is_the_sandboxs(layout: Layout
     ("rm: cannot remove './f.txt': Permission denied", 1),  # inside the workspace: the file's own mode
     ("bash: $TMPDIR/x: Permission denied", 1),  # not a path it can read
     ("rm: cannot remove '../x/f.txt': Permission denied", 0),  # the command went on and succeeded
-    ("rm: cannot remove '../x/f.txt': No such file or directory", 1),
+    ("rm: cannot remove '../x/gone.txt': No such file or directory", 1),  # missing outside too
     ("error: something else failed", 2),
     ("rm: cannot remove '../x/f.txt': Permission denied", None),  # killed: no verdict
 ])
