@@ -18,10 +18,9 @@ none of the user's terminals exists.
 
 Where the kernel allows it the command also gets a PID namespace with a fresh /proc: `ps -eo args`
 and /proc/*/cmdline show only its own processes, not another program's `--password=…`. The new
-namespace's first process must be a child of the one that made it, so the child forks once more:
-the command runs in the grandchild (PID 1 there, killed when its parent dies), and the child only
-waits for it, holding no descriptor, and exits with its status. As under bubblewrap, background
-jobs end with the command: when PID 1 of a namespace exits, the kernel ends the rest.
+namespace's first process must be a child of the one that made it, so the child forks once more,
+and that process (PID 1 there) forks the command: see `_pid_one`. Background jobs outlive their
+command as they would outside a namespace, until the turn or the session ends them.
 
 Everything is prepared in the parent; the child makes only system calls.
 """
@@ -36,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
-_CLOSE_RANGE, _PR_SET_PDEATHSIG, _SIGKILL = 436, 1, 9  # close_range: the same number on x86_64 and aarch64
+_CLOSE_RANGE, _WNOHANG = 436, 1  # close_range: the same number on x86_64 and aarch64
 _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 # statvfs flags a remount must keep (the kernel locks them in a user namespace), as mount flags.
 _KEPT = {os.ST_NOSUID: 2, os.ST_NODEV: 4, os.ST_NOEXEC: 8, os.ST_NOATIME: 1024, os.ST_NODIRATIME: 2048,
@@ -134,27 +133,89 @@ def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, .
     return bind
 
 
+def _end_escaped() -> None:
+    """In the namespace's init, once the command ended: SIGKILL what left the command's process
+    group (`setsid`, a double fork into a session of its own). The command's own background jobs
+    (`server &`, same group) run on; what escaped them would otherwise outlive the turn unseen, as
+    the agent cannot adopt what lives in the namespace."""
+    own = os.getpgid(0)
+    for entry in os.listdir(PROC):
+        if not entry.isdigit() or entry == "1":
+            continue
+        try:
+            with open(PROC / entry / "stat", "rb") as handle:
+                stat = handle.read()
+            if int(stat[stat.rfind(b")") + 2:].split()[2]) != own:
+                os.kill(int(entry), 9)
+        except (OSError, ValueError, IndexError):
+            continue
+
+
 def _pid_one(libc: ctypes.CDLL) -> Callable[[], bool]:
-    """After `unshare(CLONE_NEWPID)`: fork; the child goes on as PID 1 of the new namespace (killed
-    when its parent dies), the parent closes every descriptor (Popen waits for its error pipe to
-    close) and exits with the child's status once it ends. False when the fork failed."""
-    fork, waitpid, exit_, syscall, prctl = libc.fork, libc.waitpid, libc._exit, libc.syscall, libc.prctl
-    status = ctypes.c_int(0)
-    status_ref, zero, no_flags = ctypes.byref(status), ctypes.c_int(0), ctypes.c_int(0)
-    close_range, first, last = ctypes.c_long(_CLOSE_RANGE), ctypes.c_uint(0), ctypes.c_uint(0xFFFFFFFF)
-    pdeathsig, kill, unused = ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(_SIGKILL), ctypes.c_ulong(0)
+    """After `unshare(CLONE_NEWPID)`: fork twice. The command runs as PID 2 of the new namespace;
+    PID 1 is a minimal init that holds no descriptor of the command's, reaps whatever ends in the
+    namespace, and passes the command's exit status back to the first child, which waits for it
+    and exits with it (Popen sees the command end). Where nothing of the command runs on, the init
+    exits with the status itself; where a background job runs on (`server &`), the init writes the
+    status to a pipe and stays until the last job ends, so jobs live on after their command, as
+    outside a namespace (they end with the turn or the session: `core.sandbox.reaper`).
+    False when a fork failed."""
+    fork, waitpid, exit_, syscall = libc.fork, libc.waitpid, libc._exit, libc.syscall
+    pipe, read, write, close = libc.pipe, libc.read, libc.write, libc.close
+    ends = (ctypes.c_int * 2)()
+    status, byte = ctypes.c_int(0), ctypes.c_ubyte(0)
+    status_ref, byte_ref, one = ctypes.byref(status), ctypes.byref(byte), ctypes.c_size_t(1)
+    block, no_hang, no_flags = ctypes.c_int(0), ctypes.c_int(_WNOHANG), ctypes.c_int(0)
+    close_range, anyone, last = ctypes.c_long(_CLOSE_RANGE), ctypes.c_int(-1), ctypes.c_uint(0xFFFFFFFF)
+
+    def code_of(raw: int) -> int:
+        return (raw >> 8) & 0xFF if raw & 0x7F == 0 else 128 + (raw & 0x7F)
+
+    def keep_only(fd: int) -> None:
+        """Close every descriptor but `fd`."""
+        if fd > 0:
+            syscall(close_range, ctypes.c_uint(0), ctypes.c_uint(fd - 1), no_flags)
+        syscall(close_range, ctypes.c_uint(fd + 1), last, no_flags)
+
+    def init(command: int, report: int) -> None:
+        keep_only(report)
+        while (got := waitpid(anyone, status_ref, block)) != command:
+            if got < 0:
+                exit_(ctypes.c_int(127))
+        byte.value = code_of(status.value)
+        for _ in range(5):  # ending one may have let it start another first
+            _end_escaped()
+            while waitpid(anyone, status_ref, no_hang) > 0:
+                pass  # reap what ended with the command
+        if waitpid(anyone, status_ref, no_hang) < 0:  # nothing runs on: the init's status is the command's
+            exit_(ctypes.c_int(byte.value))
+        write(ctypes.c_int(report), byte_ref, one)
+        close(ctypes.c_int(report))
+        while waitpid(anyone, status_ref, block) > 0:
+            pass
+        exit_(ctypes.c_int(0))
 
     def split() -> bool:
-        pid = fork()
-        if pid < 0:
+        if pipe(ends) != 0:
             return False
-        if pid == 0:
-            return prctl(pdeathsig, kill, unused, unused, unused) == 0
-        syscall(close_range, first, last, no_flags)
-        while waitpid(ctypes.c_int(pid), status_ref, zero) != pid:
+        first = fork()
+        if first < 0:
+            return False
+        if first == 0:  # PID 1 of the namespace
+            command = fork()
+            if command < 0:
+                exit_(ctypes.c_int(127))
+            if command == 0:  # PID 2: goes on to become the command
+                close(ctypes.c_int(ends[0]))
+                close(ctypes.c_int(ends[1]))
+                return True
+            init(command, ends[1])
+        keep_only(ends[0])  # Popen waits for its error pipe to close
+        if read(ctypes.c_int(ends[0]), byte_ref, one) == 1:
+            exit_(ctypes.c_int(byte.value))
+        while waitpid(ctypes.c_int(first), status_ref, block) != first:
             pass
-        code = status.value
-        exit_(ctypes.c_int((code >> 8) & 0xFF if code & 0x7F == 0 else 128 + (code & 0x7F)))
+        exit_(ctypes.c_int(code_of(status.value)))
         return False  # not reached
 
     return split

@@ -149,7 +149,8 @@ def _tree(tmp_path: Path, wait: bool) -> tuple[str, Path]:
 
 def test_cancel_during_a_tool_kills_the_process_tree(tmp_path: Path) -> None:
     recorder = Recorder()
-    command, beat = _tree(tmp_path, wait=True)
+    (tmp_path / "ws").mkdir()
+    command, beat = _tree(tmp_path / "ws", wait=True)  # in the workspace, which confined commands may write
     with ScriptedServer([Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("x"))]) as server:
         agent = _agent(server, tmp_path, recorder)
         cancel = Cancel()
