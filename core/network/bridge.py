@@ -54,8 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         bridge = Bridge(args.socket_file, args.port)
     except OSError as exc:
-        print(f"bridge: cannot listen on 127.0.0.1:{args.port}: {exc}", file=sys.stderr)
-        return 1
+        raise SystemExit(f"bridge: cannot listen on 127.0.0.1:{args.port}: {exc}") from None
     with bridge:
         bridge.serve_forever()
     return 0

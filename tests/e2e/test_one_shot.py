@@ -163,12 +163,14 @@ def test_the_key_never_leaks_to_children_output_or_session_files(tmp_path: Path)
 def test_yes_approves_destructive_commands(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     (tmp_path / "outside" / "junk").mkdir(parents=True)
-    command = native("rm -rf ../outside", r"rd /s /q ..\outside", "Remove-Item -Recurse -Force ../outside")
+    command = native("rm -rf ../outside/junk", r"rd /s /q ..\outside\junk", "Remove-Item -Recurse -Force ../outside/junk")
     assert destructive_reason(command, tmp_path / "ws", detect_shell().syntax), "the gate would ask"
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("cleaned"))]
+    # --yes answers the gate's questions, never the sandbox's: the folder is one the sandbox lets commands write.
     with ScriptedServer(script) as server:
-        done = run_agent(["--one", "clean up", "--yes"], server.url, tmp_path)
-    assert done.returncode == 0 and not (tmp_path / "outside").exists()
+        done = run_agent(["--one", "clean up", "--yes"], server.url, tmp_path,
+                         env={"AGENT_SANDBOX_WRITABLE": str(tmp_path / "outside")})
+    assert done.returncode == 0 and not (tmp_path / "outside" / "junk").exists()
     assert server.requests[1]["input"][-1]["output"].startswith("exit code 0")
 
 

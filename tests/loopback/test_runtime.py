@@ -3,58 +3,21 @@ session swaps go through its input messages only, as every front end's do."""
 
 from __future__ import annotations
 
-import queue
 import sys
 import time
 from pathlib import Path
 
 from core import protocol as ev
-from core.modes import ASK
-from core.runtime.runtime import Runtime
-from tests.conftest import TEST_KEY, make_settings
+from tests.conftest import TEST_KEY
+from tests.support.runtime_harness import Inbox, runtime_for
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
-
-
-class Inbox:
-    """The event callback: every event, in order, and a way to wait for the next of a kind."""
-
-    def __init__(self) -> None:
-        self.all: list[ev.Event] = []
-        self._queue: queue.Queue[ev.Event] = queue.Queue()
-
-    def __call__(self, event: ev.Event) -> None:
-        self.all.append(event)
-        self._queue.put(event)
-
-    def next(self, kind: type, timeout: float = 15) -> ev.Event:
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                event = self._queue.get(timeout=left)
-            except queue.Empty:
-                break
-            if isinstance(event, kind):
-                return event
-        raise AssertionError(f"no {kind.__name__} within {timeout} s; got {[e.type for e in self.all]}")
-
-    def of(self, kind: type) -> list:
-        return [e for e in self.all if isinstance(e, kind)]
-
-
-def _runtime(url: str, tmp_path: Path, inbox: Inbox, **kw) -> Runtime:
-    workspace = tmp_path / "ws"
-    workspace.mkdir(exist_ok=True)
-    runtime = Runtime(make_settings(url, tmp_path), workspace, inbox, mode=ASK, **kw)
-    runtime.open()
-    runtime.start()
-    return runtime
 
 
 def test_an_approval_is_asked_as_an_event_and_answered_by_an_op(tmp_path: Path) -> None:
     script = [Reply(call_events([("run_shell", {"command": "git reset --hard"})])), Reply(text_events("done"))]
     inbox = Inbox()
     with ScriptedServer(script) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             runtime.send(ev.Submit("throw my changes away"))
             question = inbox.next(ev.ApprovalRequested)
@@ -74,7 +37,7 @@ def test_an_interrupt_op_stops_a_stalled_stream_at_once(tmp_path: Path) -> None:
     stalled = Reply(text_events("never finishes " * 20, chunks=20), delay=1.0)
     inbox = Inbox()
     with ScriptedServer([stalled, Reply(text_events("next answer"))]) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             runtime.send(ev.Submit("go"))
             inbox.next(ev.TextDelta)
@@ -90,11 +53,11 @@ def test_an_interrupt_op_stops_a_stalled_stream_at_once(tmp_path: Path) -> None:
     assert inbox.of(ev.Done)[0].status == "aborted"
 
 
-def test_clear_and_resume_swap_the_session_inside_the_runtime(tmp_path: Path) -> None:
+def test_clear_and_resume_swap_the_session_inside_theruntime_for(tmp_path: Path) -> None:
     inbox = Inbox()
     with ScriptedServer([Reply(text_events("first")), Reply(text_events("second")),
                          Reply(text_events("third"))]) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             first = inbox.of(ev.SessionOpened)[0]
             runtime.send(ev.Submit("in the first session"))
@@ -124,7 +87,7 @@ def test_undo_asks_through_the_same_protocol(tmp_path: Path) -> None:
     script = [Reply(call_events([("write_file", {"path": "a.txt", "content": "new\n"})])), Reply(text_events("ok"))]
     inbox = Inbox()
     with ScriptedServer(script) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             (tmp_path / "ws" / "a.txt").write_text("old\n")
             runtime.send(ev.Submit("rewrite a.txt"))
@@ -150,7 +113,7 @@ def test_every_event_passes_the_runtime_s_redaction(tmp_path: Path) -> None:
     script = [Reply(text_events(f"the key is {TEST_KEY}, 密钥"))]
     inbox = Inbox()
     with ScriptedServer(script) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             runtime.send(ev.SetModel())
             inbox.next(ev.JobEnded)
@@ -166,7 +129,7 @@ def test_always_in_this_workspace_keeps_a_rule_for_the_next_session(tmp_path: Pa
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok"))]
     inbox = Inbox()
     with ScriptedServer(script + script) as server:
-        runtime = _runtime(server.url, tmp_path, inbox, allow=())  # ask mode: no sandbox is asked for
+        runtime = runtime_for(server.url, tmp_path, inbox, allow=())  # ask mode: no sandbox is asked for
         (tmp_path / "ws" / "make.py").write_text("open('made.txt', 'a').write('x')\n")
         try:
             runtime.send(ev.Submit("make it"))
@@ -177,7 +140,7 @@ def test_always_in_this_workspace_keeps_a_rule_for_the_next_session(tmp_path: Pa
         finally:
             runtime.close()
         later = Inbox()
-        runtime = _runtime(server.url, tmp_path, later)  # a new session in the same workspace
+        runtime = runtime_for(server.url, tmp_path, later)  # a new session in the same workspace
         try:
             runtime.send(ev.Submit("make it again"))
             later.next(ev.JobEnded)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core import protocol as ev
-from tests.loopback.test_runtime import Inbox, _runtime
+from tests.support.runtime_harness import Inbox, runtime_for
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
@@ -31,7 +31,7 @@ def quiet(tmp_path: Path):
     """A runtime whose model is never asked."""
     inbox = Inbox()
     with ScriptedServer([]) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             yield runtime, inbox
         finally:
@@ -66,7 +66,7 @@ def test_mode_and_model_outlive_a_new_session(quiet) -> None:
 def test_set_model_switches_the_next_request(tmp_path: Path) -> None:
     inbox = Inbox()
     with ScriptedServer([Reply(text_events("hi"))]) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             switched = _answer(runtime, inbox, ev.SetModel(model="other-model"))
             assert (switched.model, switched.changed) == ("other-model", True)
@@ -94,7 +94,7 @@ def test_compact_with_nothing_to_compact(quiet) -> None:
 def test_sessions_are_listed_as_rows(tmp_path: Path) -> None:
     inbox = Inbox()
     with ScriptedServer([Reply(text_events("答"))]) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             first = inbox.of(ev.SessionOpened)[0].id
             runtime.send(ev.Submit("第一个问题 " + "x" * 100))
@@ -132,7 +132,7 @@ def test_diff_of_the_session_and_of_the_last_turn(tmp_path: Path) -> None:
               Reply(call_events([("write_file", {"path": "b.txt", "content": "two\n"})])), Reply(text_events("two"))]
     inbox = Inbox()
     with ScriptedServer(script) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             empty = _answer(runtime, inbox, ev.ShowDiff())
             assert (empty.diff, empty.checkpoints) == ("", True)
@@ -158,7 +158,7 @@ def test_a_mode_switch_reaches_the_open_session_s_gate(tmp_path: Path) -> None:
     script = [Reply(call_events([("run_shell", {"command": "git reset --hard"})])), Reply(text_events("done"))]
     inbox = Inbox()
     with ScriptedServer(script) as server:
-        runtime = _runtime(server.url, tmp_path, inbox)
+        runtime = runtime_for(server.url, tmp_path, inbox)
         try:
             _answer(runtime, inbox, ev.SetMode(mode="yes"))
             runtime.send(ev.Submit("reset"))

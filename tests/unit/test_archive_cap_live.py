@@ -52,7 +52,7 @@ def test_an_endless_printer_never_grows_the_archive_past_its_cap(tmp_path: Path,
         done.set()
         watcher.join()
     assert run.timed_out and len(run.output) > 2 * CAP  # it printed far more than the cap
-    assert len(sizes) > 50 and max(sizes) <= CAP + 4096, max(sizes)
+    assert len(sizes) > 10 and max(sizes) <= CAP + 4096, max(sizes)  # sampled while it ran (fewer on a busy machine)
     assert archive.ids() == [out_id] and sink.skipped > CAP
     assert sink.notice is not None and f"dropped {earlier}" in sink.notice and "reached the 3.0 MB archive cap" in sink.notice
     assert archive.read(out_id, offset=1, limit=1).startswith(f"{out_id}: lines 1-1")

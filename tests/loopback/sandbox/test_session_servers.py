@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 from core.sandbox import seccomp
+from core.sandbox.environment import without_session_sockets
 from tests.support.sandbox_corpus import Layout
 from tests.support.sandbox_fixtures import confinement, run
+from tests.support.session_env import KEPT, SESSION_VARIABLES
 
 pytestmark = pytest.mark.skipif(seccomp.table() is None, reason="no seccomp table for this machine")
 
@@ -206,3 +208,15 @@ def test_an_allowed_socket_lifts_the_unix_socket_rule_and_keeps_its_variable(
     finally:
         server.close()
     assert done.exit_code == 0 and b"reached" in done.output, done.output.decode()[-300:]
+
+
+def test_the_environment_names_no_session_server_by_name_or_value(tmp_path: Path) -> None:
+    sock = tmp_path / "any.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    try:
+        env = without_session_sockets({**SESSION_VARIABLES, **KEPT, "ODD_NAME": str(sock),
+                                       "A_LIST": f"/usr/lib:{sock}"})
+    finally:
+        server.close()
+    assert env == KEPT
