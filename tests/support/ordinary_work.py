@@ -4,7 +4,10 @@ to. Shared by the end-to-end replay and bench/sandbox.py, which counts it beside
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+from pathlib import Path
 
 PY = sys.executable
 
@@ -36,3 +39,18 @@ ORDINARY_WORK: dict[str, str] = {
     "temp files": "f=$(mktemp) && echo x > \"$f\" && rm \"$f\" && d=$(mktemp -d) && rmdir \"$d\"",
     "limits on itself": "ulimit -n 256 && nice -n 5 true && taskset -c 0 true",
 }
+
+# Package managers of other languages, where the machine has them: a local package installed and its
+# test run with npm, a crate built and tested offline with cargo.
+if shutil.which("npm"):
+    ORDINARY_WORK["npm install of a local package, npm test"] = (
+        "mkdir -p lib && printf '{\"name\":\"lib\",\"version\":\"1.0.0\",\"main\":\"i.js\"}' > lib/package.json && "
+        "echo 'module.exports = 41 + 1' > lib/i.js && npm init -y > /dev/null && "
+        "npm pkg set scripts.test='node -e \"process.exit(require(\\\"lib\\\") === 42 ? 0 : 1)\"' && "
+        "npm install --no-audit --no-fund ./lib > /dev/null && npm test --silent")
+if shutil.which("cargo"):  # rustup's toolchains are found where they are, whatever HOME the test gives
+    _RUST = (f"RUSTUP_HOME={os.environ.get('RUSTUP_HOME') or Path.home() / '.rustup'} "
+             f"CARGO_HOME={os.environ.get('CARGO_HOME') or Path.home() / '.cargo'}")
+    ORDINARY_WORK["cargo build and test offline"] = (
+        f"{_RUST} cargo new -q --vcs none tiny_crate && cd tiny_crate && {_RUST} cargo test -q --offline")
+
