@@ -91,6 +91,61 @@ def test_the_ssh_agent_keeps_its_keys_and_signs_nothing(layout: Layout, tmp_path
         os.kill(pid, signal.SIGTERM)
 
 
+def test_the_gpg_agent_and_the_session_bus_answer_nothing(layout: Layout, tmp_path: Path) -> None:
+    _need("gpg-agent", "gpg-connect-agent", "gpgconf", "dbus-daemon", "dbus-send")
+    gnupg = layout.home / ".gnupg"  # a secret place: its socket must be out of reach too
+    gnupg.mkdir(mode=0o700, exist_ok=True)
+    gpg_env = {**os.environ, "GNUPGHOME": str(gnupg)}
+    subprocess.run(["gpg-connect-agent", "--homedir", str(gnupg), "/bye"], env=gpg_env, check=True,
+                   capture_output=True, timeout=20)
+    gpg = subprocess.run(["gpgconf", "--homedir", str(gnupg), "--list-dirs", "agent-socket"], env=gpg_env,
+                         capture_output=True, text=True, check=True, timeout=10).stdout.strip()
+    bus, bus_pid = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1",
+                                   f"--address=unix:path={tmp_path / 'bus'}"], capture_output=True, text=True,
+                                  check=True, timeout=20).stdout.split()
+    commands = {  # each answers when run outside the sandbox
+        f"gpg-connect-agent -S {gpg} 'GETINFO pid' /bye": "D ",
+        f"gpg-connect-agent --no-autostart -S {gpg} 'GETINFO version' /bye": "D ",
+        "dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames":
+            "method return",
+        f"dbus-send --bus={bus} --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus "
+        "org.freedesktop.DBus.UpdateActivationEnvironment dict:string:string:LD_PRELOAD,/w/x.so": "method return",
+    }
+    try:
+        for command, answer in commands.items():
+            plain = subprocess.run(["bash", "-c", command], env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": bus},
+                                   capture_output=True, text=True, timeout=20)
+            assert answer in plain.stdout, f"{command!r} gets no answer even unconfined: not a probe"
+        outputs = _one(layout, list(commands), env={"DBUS_SESSION_BUS_ADDRESS": bus})
+        answered = [c for (c, answer), out in zip(commands.items(), outputs, strict=True) if answer in out]
+        assert not answered, f"a confined command was answered by a server of the session: {answered}"
+    finally:
+        os.kill(int(bus_pid), signal.SIGTERM)
+        subprocess.run(["gpgconf", "--homedir", str(gnupg), "--kill", "gpg-agent"], env=gpg_env,
+                       capture_output=True, timeout=10, check=False)
+
+
+@pytest.mark.parametrize("folder", [".venv/bin", "node_modules/.bin"])
+def test_helpers_planted_in_the_workspace_are_not_run_by_the_agent(layout: Layout, folder: str) -> None:
+    _need("git")
+    canary = layout.base / "planted-helper-ran"
+    bin_dir = layout.workspace / folder
+    bin_dir.mkdir(parents=True)
+    for name in ("git", "rg", "bash", "sh"):
+        helper = bin_dir / name
+        helper.write_text(f"#!/bin/sh\necho {name} >> {canary}\nexit 0\n")
+        helper.chmod(0o755)
+    subprocess.run(["git", "init", "-q"], cwd=layout.workspace, check=True)  # the checkpoints run git
+    script = [Reply(call_events([("run_shell", {"command": "echo changed > f.txt"})])),
+              Reply(call_events([("search", {"pattern": "changed"})])), Reply(text_events("done"))]
+    environ = {"HOME": str(layout.home), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "do it"], server.url, layout.base, env=environ, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert "f.txt" in server.requests[-1]["input"][-1]["output"]  # the search found the change
+    assert not canary.exists(), f"the agent ran a helper planted in {folder}: {canary.read_text()}"
+
+
 def test_no_limit_priority_or_affinity_of_the_agent_or_a_users_process_changes(layout: Layout) -> None:
     user = subprocess.Popen(["sleep", "120"])
     try:
