@@ -22,7 +22,8 @@ def test_the_pruner_budget_fits_the_result_cap() -> None:
 
 
 def test_errors_of_a_long_build_reach_the_model_at_a_small_window(tmp_path: Path) -> None:
-    script = tmp_path / "build.py"
+    (tmp_path / "ws").mkdir()
+    script = tmp_path / "ws" / "build.py"  # in the workspace: a confined command reads nothing beside it
     script.write_text(
         "import sys\n"
         "for n in range(3000):\n"
@@ -37,7 +38,6 @@ def test_errors_of_a_long_build_reach_the_model_at_a_small_window(tmp_path: Path
     with ScriptedServer([run, Reply(text_events("three errors"))]) as server:
         settings = make_settings(server.url, tmp_path, **env)
         workspace = tmp_path / "ws"
-        workspace.mkdir()
         journal = Journal.create(tmp_path / "sessions", workspace, settings.model)
         agent = Agent(settings, Recorder(), workspace, "yes", journal=journal,
                       archive=OutputArchive(tmp_path / "outputs"))
