@@ -307,16 +307,20 @@ class _TCPServer(socketserver.ThreadingTCPServer):
         super().__init__(address, _Handler)
 
 
-class _UnixServer(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
-    request_queue_size = 128
+if hasattr(socketserver, "ThreadingUnixStreamServer"):  # not on Windows
 
-    def __init__(self, path: Path, proxy: Proxy) -> None:
-        self.proxy = proxy
-        super().__init__(str(path), _Handler)
+    class _UnixServer(socketserver.ThreadingUnixStreamServer):
+        daemon_threads = True
+        request_queue_size = 128
+
+        def __init__(self, path: Path, proxy: Proxy) -> None:
+            self.proxy = proxy
+            super().__init__(str(path), _Handler)
 
 
 def _server_for(listen: tuple[str, int] | Path, proxy: Proxy) -> _TCPServer | _UnixServer:
     if isinstance(listen, Path):
+        if "_UnixServer" not in globals():
+            raise OSError(f"cannot listen on the socket file {listen}: this platform has no Unix stream servers")
         return _UnixServer(listen, proxy)
     return _TCPServer(listen, proxy)

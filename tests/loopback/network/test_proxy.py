@@ -299,6 +299,10 @@ def test_a_child_with_the_proxy_environment_goes_through_it(upstream: _Upstream)
     assert "evil.example:80" in out
 
 
+UNIX_SOCKETS = pytest.mark.skipif(sys.platform == "win32", reason="a socket file: Windows has no Unix stream server")
+
+
+@UNIX_SOCKETS
 def test_no_network_means_no_proxy_and_no_proxy_variables(tmp_path: Path) -> None:
     """With the network off nothing listens once the proxy is closed (a socket file, so a reused TCP
     port cannot pass for it), and a child's proxy variables, the user's included, are removed."""
@@ -312,6 +316,7 @@ def test_no_network_means_no_proxy_and_no_proxy_variables(tmp_path: Path) -> Non
     assert env == {"PATH": "/bin"}
 
 
+@UNIX_SOCKETS
 def test_the_proxy_serves_on_a_unix_socket_too(upstream: _Upstream, tmp_path: Path) -> None:
     """A command in its own network namespace reaches the host's proxy through a socket file."""
     path = tmp_path / "proxy.sock"
@@ -328,6 +333,7 @@ def test_the_proxy_serves_on_a_unix_socket_too(upstream: _Upstream, tmp_path: Pa
     assert not path.exists() and proxy.decisions[0].host == "crates.io"
 
 
+@UNIX_SOCKETS
 def test_a_bridge_on_another_loopback_reaches_the_proxys_socket_file(
     upstream: _Upstream, tmp_path: Path
 ) -> None:
