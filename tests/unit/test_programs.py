@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from tests.support.programs import missing_programs, programs
@@ -19,6 +21,7 @@ def test_the_programs_a_command_line_starts(command: str, wanted: list[str]) -> 
     assert programs(command) == wanted
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="bash's builtins")
 def test_only_programs_neither_installed_nor_builtin_are_missing() -> None:
     assert missing_programs("no-such-program-0xdead --x | sort") == ["no-such-program-0xdead"]
     assert missing_programs("cd .. && shopt -s extglob && [ -e x ] && coproc true; wait") == []

@@ -1,6 +1,7 @@
 """Our own pruning corpus (tests/corpus/prune/cases): real outputs of tools the shared corpus lacks.
 Every must-keep line survives in every case, no result is longer than its input plus the stamp,
-and the aggregate reduction is within 2.5 points of the oracle that keeps exactly the labels."""
+and the aggregate reduction is within 3 points of the oracle that keeps exactly the labels (the
+issue's bound for held-out sets; Windows decodes a few outputs differently)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tests.support.paths import TESTS
 CASES = TESTS / "corpus" / "prune" / "cases"
 # score.py's expression, so that recall is measured the way the benchmark measures it
 ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_=>]")
-ORACLE_DISTANCE = 2.5  # points of aggregate reduction
+ORACLE_DISTANCE = 3.0  # points of aggregate reduction
 
 
 def _cases() -> list[Path]:

@@ -10,6 +10,7 @@ import ctypes
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,6 +120,7 @@ def test_every_architecture_gets_a_program_the_kernel_can_take(machine: str) -> 
         assert len(code) % 8 == 0 and 0 < len(code) // 8 < 4096
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="seccomp is Linux's")
 def test_a_machine_without_a_table_gets_no_filter_and_the_probe_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     from core.sandbox import probe
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
@@ -66,6 +67,7 @@ def test_a_yes_to_leave_the_sandbox_holds_for_one_run_only() -> None:
     assert len([e for e in events if isinstance(e, ev.ApprovalRequested)]) == 2
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="the sandbox's denials are read as the Linux sandbox reports them")
 def test_the_model_is_told_how_to_allow_exactly_what_was_refused(tmp_path) -> None:
     ws, secret, outside = tmp_path / "ws", tmp_path / "home" / ".ssh", tmp_path / "x"
     for folder in (ws, secret, outside):
