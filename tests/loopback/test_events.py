@@ -112,7 +112,14 @@ def test_cancel_unblocks_a_waiting_approval(tmp_path: Path, recorder: Recorder) 
     with ScriptedServer([Reply(call_events([("run_shell", {"command": "git reset --hard"})]))]) as server:
         agent = _agent(server, tmp_path, recorder)
         cancel = Cancel()
-        threading.Timer(0.3, cancel.cancel).start()
+
+        def cancel_once_asked() -> None:  # the question, not a clock: a busy machine judges slower
+            deadline = time.monotonic() + 20
+            while not recorder.of("approval") and time.monotonic() < deadline:
+                time.sleep(0.02)
+            cancel.cancel()
+
+        threading.Thread(target=cancel_once_asked, daemon=True).start()
         outcome = agent.run("go", cancel)
     assert outcome.status == "aborted"
     assert recorder.of("approval_done")[0]["by"] == "interrupt"

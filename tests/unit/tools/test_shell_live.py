@@ -42,6 +42,19 @@ def _ctx(tmp_path: Path, emit: Timed, cancel: Cancel | None = None) -> ToolConte
                        emit=emit, approve=lambda w, y: None, cancel=cancel or Cancel(), call_id="c1")
 
 
+def _pids_running(marker: str) -> list[int]:
+    """The host's pids of processes whose command line holds `marker` (a pid a command prints from
+    inside its own PID namespace means nothing out here)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker.encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
 def _gone(pid: int, within: float) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
@@ -60,19 +73,22 @@ def test_cancel_returns_at_once_and_the_tree_still_dies(tmp_path: Path, monkeypa
     ctx = _ctx(tmp_path, Timed(), cancel)
     pid_file = tmp_path / "ws" / "pid"
     result: list = []
+    marker = f"cancel-tree-{os.getpid()}"
     worker = threading.Thread(target=lambda: result.append(run_shell(
-        {"command": f"trap '' TERM; echo $$ > {pid_file}; while :; do sleep 0.1; done"}, ctx)))
+        {"command": f": {marker}; trap '' TERM; echo $$ > {pid_file}; while :; do sleep 0.1; done"}, ctx)))
     worker.start()
     deadline = time.monotonic() + 10
     while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.05)
+    running = _pids_running(marker)
+    assert running, "the command runs"
     start = time.monotonic()
     cancel.cancel()
     took = time.monotonic() - start
     assert took < shell.KILL_GRACE_SECONDS / 2, took  # half the grace: generous, yet a blocking cancel fails
     worker.join(timeout=15)
     assert not worker.is_alive() and result[0].output.startswith("interrupted by the user")
-    assert _gone(int(pid_file.read_text()), within=10)  # SIGKILL followed from the timer
+    assert all(_gone(pid, within=10) for pid in running)  # SIGKILL followed from the timer
 
 
 def test_live_output_is_flushed_on_a_timer_and_decodes_split_characters(tmp_path: Path) -> None:
@@ -91,9 +107,11 @@ def test_live_output_is_flushed_on_a_timer_and_decodes_split_characters(tmp_path
 
 def test_a_background_job_that_ignores_sigterm_is_killed_when_the_session_ends(tmp_path: Path) -> None:
     pid_file = tmp_path / "ws" / "job"
-    command = f"(trap '' TERM; echo $BASHPID > {pid_file}; while :; do sleep 0.1; done) & echo started"
+    marker = f"sigterm-job-{os.getpid()}"
+    command = f"sh -c ': {marker}; trap \"\" TERM; echo $$ > {pid_file}; while :; do sleep 0.1; done' & echo started"
     out = run_shell({"command": command}, _ctx(tmp_path, Timed())).output
     assert "background job is still running" in out
-    pid = int(pid_file.read_text())
+    running = _pids_running(marker)
+    assert running, "the job runs on after its command"
     kill_lingering(grace=0.3)
-    assert _gone(pid, within=10)
+    assert all(_gone(pid, within=10) for pid in running)
