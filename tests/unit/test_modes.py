@@ -14,7 +14,9 @@ from core.sandbox import Policy
 from core.tools.safety import NOT_KNOWN_READ_ONLY, command_question
 from core.tools.safety.readonly import is_read_only
 
-WS = Path("projects/app").resolve()  # a workspace outside the temp folders (they are scratch space)
+# A workspace outside the temp folders (they are scratch space) wherever the checkout lies: at the
+# root of the current drive, not beside the checkout (a clone in /tmp would put it inside one).
+WS = Path(Path.cwd().anchor) / "projects" / "app"
 def NOTHING_ALLOWED(command: str, dialect: str) -> bool:
     return False
 
