@@ -95,7 +95,7 @@ ORDINARY = [
     '<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==">',
     "def check_password(password: str, hashed: bytes) -> bool:\n    return bcrypt.checkpw(password.encode(), hashed)",
     "parser.add_argument('--password', help='the password; read from PGPASSWORD when unset')",
-    "PATH=/usr/local/bin:/usr/bin:/bin\nPWD=/work/app\nOLDPWD=/work\nLS_COLORS=rs=0:di=01;34:ln=01;36:*.tar=01;31",
+    "PATH=/usr/local/bin:/usr/bin:/bin\nPWD=/srv/app\nOLDPWD=/srv\nLS_COLORS=rs=0:di=01;34:ln=01;36:*.tar=01;31",
     'const token = getToken(req);\nconst { secret } = config;\nAPI_KEY = "DEEPSEEK_API_KEY"',
     "tokens = tokenizer.encode(text)  # 中文注释：密码和令牌不在这里",
     "https://user@example.com/repo.git  git@github.com:owner/repo.git  ssh://git@gitlab.com:22/o/r",
