@@ -28,6 +28,20 @@ def _endless(tmp_path: Path, name: str) -> str:
     return f'"{sys.executable}" "{script}"'
 
 
+def _folder_size(folder: Path) -> int:
+    """The folder's size at one moment, from a listing that is not atomic: a file counts only if it
+    is still listed after every file was measured, so it existed all along (ids are never reused)
+    and its size then is at least the size measured (archives only grow)."""
+    measured: dict[str, int] = {}
+    for p in folder.iterdir():
+        try:
+            measured[p.name] = p.stat().st_size
+        except FileNotFoundError:
+            pass  # dropped while the folder was being listed
+    still = {p.name for p in folder.iterdir()}
+    return sum(size for name, size in measured.items() if name in still)
+
+
 # Under wine the folder was once in three quiet runs seen over the cap (the earlier output still
 # listed beside a full one); not yet understood, so not claimed there until it is.
 @pytest.mark.xfail(sys.platform == "win32", reason="under wine the folder is sometimes seen over its cap "
@@ -43,7 +57,7 @@ def test_an_endless_printer_never_grows_the_archive_past_its_cap(tmp_path: Path,
 
     def watch() -> None:  # the folder's size on disk, sampled while the command runs
         while not done.is_set():
-            sizes.append(sum(p.stat().st_size for p in archive.folder.iterdir() if p.is_file()))
+            sizes.append(_folder_size(archive.folder))
             done.wait(0.01)
 
     watcher = threading.Thread(target=watch)
