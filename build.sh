@@ -59,7 +59,7 @@ pip_quiet() {
 inputs_hash() {
   {
     printf '%s\n' "$target" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "${LOCK_WINDOWS[@]}" "$WINPYTHON"
-    local paths=(agent.py tui.py core ui deepseek-agent.spec build.sh requirements.lock)
+    local paths=(agent.py tui.py core ui hooks deepseek-agent.spec build.sh requirements.lock)
     find "${paths[@]}" -type f \( -name '*.py' -o -name '*.spec' -o -name '*.sh' -o -name '*.lock' \) |
       LC_ALL=C sort | xargs sha256sum
   } | sha256sum | cut -c1-16

@@ -1,23 +1,48 @@
 """List and search what a PyInstaller one-file exe carries: `python tests/support/exe_archive.py EXE [NEEDLE...]`.
 
-Prints JSON: `entries` (the archive's top-level names), `modules` (the PYZ's module names) and, for
-each needle, the entries whose decompressed bytes contain it (PYZ modules and the members of
-bundled zip files included). With `--costs EXE` it prints, per package, the bytes it adds to the
-exe and the bytes unpacked to disk at every start (bench/startup.py's table). It needs PyInstaller's `CArchiveReader`, so tests run it with the
-build venv's Python (see `tests/e2e/test_exe.py`), not the test runner's.
+Prints JSON: `entries` (the archive's top-level names), `modules` (the names the exe can import:
+the PYZ's modules and what its packs hold, see core/frozen_imports.py) and, for each needle, the
+entries whose decompressed bytes contain it (PYZ modules, the members of bundled zip files, packed
+modules and packed binaries included). Reading the packs unmarshals every packed module, so a pack
+that would not load fails here. With `--costs EXE` it prints, per package, the bytes it adds to the
+exe, the bytes unpacked to disk at every start and the bytes written once to the user's cache
+(bench/startup.py's table). It needs PyInstaller's `CArchiveReader`, so tests run it with the build
+venv's Python (see `tests/e2e/test_exe.py`), not the test runner's.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import lzma
+import marshal
 import re
 import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 from PyInstaller.archive.readers import CArchiveReader
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # runs as a script, by the build venv's Python
+
+from core.frozen_imports import INDEX_MODULE
+
+
+def packs_index(pyz) -> SimpleNamespace:
+    """The packs' index (empty tables for an exe without packs)."""
+    if INDEX_MODULE not in pyz.toc:
+        return SimpleNamespace(MODULES={}, EXTENSIONS={}, FILES={})
+    tables: dict[str, object] = {}
+    exec(pyz.extract(INDEX_MODULE), tables)
+    return SimpleNamespace(**tables)
+
+
+def unpacked(pyz, pack: str) -> bytes:
+    tables: dict[str, object] = {}
+    exec(pyz.extract(pack), tables)
+    return lzma.decompress(tables["DATA"])  # type: ignore[arg-type]
 
 
 def contents(path: str) -> tuple[list[str], list[str], Iterator[tuple[str, bytes]]]:
@@ -25,6 +50,7 @@ def contents(path: str) -> tuple[list[str], list[str], Iterator[tuple[str, bytes
     entries = sorted(archive.toc)
     pyz_name = next(name for name, entry in archive.toc.items() if entry[-1] == "z")
     pyz = archive.open_embedded_archive(pyz_name)
+    index = packs_index(pyz)
 
     def blobs() -> Iterator[tuple[str, bytes]]:
         for name in entries:
@@ -42,8 +68,15 @@ def contents(path: str) -> tuple[list[str], list[str], Iterator[tuple[str, bytes
             code = pyz.extract(module, raw=True)  # raw: marshalled code, strings intact
             if code is not None:  # a namespace package (mcp's dependencies have some) has none
                 yield f"PYZ/{module}", code
+        streams = {pack: unpacked(pyz, pack) for pack in {entry[0] for entry in index.MODULES.values()}}
+        for module, (pack, _, start, end) in index.MODULES.items():
+            code = streams[pack][start:end]
+            marshal.loads(code)
+            yield f"packed/{module}", code
+        for filename, (pack, *_) in index.FILES.items():
+            yield f"packed/{filename}", unpacked(pyz, pack)
 
-    return entries, sorted(pyz.toc), blobs()
+    return entries, sorted({*pyz.toc, *index.MODULES, *index.EXTENSIONS}), blobs()
 
 
 SYSTEM = "(Python, its standard library, system libraries)"
@@ -91,25 +124,31 @@ def only_needed_by(root: str) -> set[str]:
 
 
 def costs(path: str) -> dict[str, object]:
-    """Per distribution: `archived` (compressed bytes in the exe) and `unpacked` (bytes written to
-    disk at every start: binaries and data, not the modules, which are read in place)."""
+    """Per distribution: `archived` (compressed bytes in the exe), `unpacked` (bytes written to disk
+    at every start: binaries and data, not the modules, which are read in place) and `cached` (packed
+    binaries, written once to the user's cache when first imported)."""
     from importlib import metadata
 
     distributions = metadata.packages_distributions()
     archive = CArchiveReader(path)
     found: dict[str, dict[str, int]] = {}
 
-    def add(name: str, archived: int, unpacked: int) -> None:
-        row = found.setdefault(name, {"archived": 0, "unpacked": 0})
+    def add(name: str, archived: int, unpacked: int, cached: int = 0) -> None:
+        row = found.setdefault(name, {"archived": 0, "unpacked": 0, "cached": 0})
         row["archived"] += archived
         row["unpacked"] += unpacked
+        row["cached"] += cached
 
     for name, entry in archive.toc.items():
         _, length, unpacked_length, _, kind = entry
         if kind == "z":
             pyz = archive.open_embedded_archive(name)
+            index = packs_index(pyz)
+            packs = {entry[0]: module.split(".")[0] for module, entry in index.MODULES.items()}
+            packs |= {index.FILES[filename][0]: module.split(".")[0] for module, filename in index.EXTENSIONS.items()}
+            sizes = {fields[0]: fields[3] for fields in index.FILES.values()}
             for module, (_, _, size) in pyz.toc.items():
-                add(owner(module.split(".")[0], distributions), size, 0)
+                add(owner(packs.get(module, module).split(".")[0], distributions), size, 0, sizes.get(module, 0))
         elif kind in "bx":
             folder, _, _ = name.replace("\\", "/").rpartition("/")  # a Windows exe names them with backslashes
             add(owner(folder.split("/")[0], distributions), length, unpacked_length)
