@@ -195,16 +195,25 @@ def test_an_mcp_stdio_server_answers_the_exe(exe: Exe, tmp_path: Path, server: S
     Python of ./build.sh --windows (it has the lock file's packages, the SDK included)."""
     demo = TESTS / "support" / "mcp_demo_server.py"
     python, script = (PYTHON, windows_path(demo)) if exe.wine else (sys.executable, str(demo))
-    server.add(Reply(call_events([("dict__lookup", {"word": "猫"})])), Reply(text_events("好")))
+    server.add(Reply(text_events("no tools")), Reply(call_events([("dict__lookup", {"word": "猫"})])),
+               Reply(text_events("好")))
     app = exe.install(tmp_path / "app", DEEPSEEK_API_KEY=TEST_KEY, DEEPSEEK_BASE_URL=server.url)
-    config = {"mcpServers": {"dict": {"command": python, "args": [script], "startupTimeout": 120}}}
-    (app.path.parent / "mcp.json").write_text(json.dumps(config), encoding="utf-8")  # beside the .env
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    done = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin="查一下".encode())
+    cache = tmp_path / "cache"  # where the exe writes its packed extension modules on first import
+    without = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin=b"hi", XDG_CACHE_HOME=str(cache))
+    assert without.returncode == 0, without.stderr.decode("utf-8", "replace")
+    native = cache / "deepseek-agent" / "native"
+    assert exe.wine or not list(native.rglob("_pydantic_core*")), "a session without MCP loaded pydantic"
+    config = {"mcpServers": {"dict": {"command": python, "args": [script], "startupTimeout": 120}}}
+    (app.path.parent / "mcp.json").write_text(json.dumps(config), encoding="utf-8")  # beside the .env
+    done = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin="查一下".encode(), XDG_CACHE_HOME=str(cache))
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
-    assert "dict__lookup" in [tool["name"] for tool in server.requests[0]["tools"]]
-    assert server.requests[1]["input"][-1]["output"] == "词典：猫 的意思是「你好，世界」"
+    assert "dict__lookup" in [tool["name"] for tool in server.requests[1]["tools"]]
+    assert server.requests[2]["input"][-1]["output"] == "词典：猫 的意思是「你好，世界」"
+    if not exe.wine:
+        [extracted] = native.rglob("_pydantic_core*")
+        assert extracted.stat().st_mode & 0o777 == 0o600 and extracted.parent.stat().st_mode & 0o777 == 0o700
 
 
 def _archive(exe: Exe, *needles: str) -> dict:
@@ -237,7 +246,8 @@ def test_no_key_and_no_dotenv_inside_the_archive(exe: Exe) -> None:
 
 
 def test_modules_loaded_by_name_are_bundled(exe: Exe) -> None:
-    """Rich's Unicode tables, every Pygments lexer and style, and the TUI with all of its package."""
+    """Rich's Unicode tables, every Pygments lexer and style, and the TUI with all of its package:
+    in the module archive or in a pack (reading the packs unmarshals every packed module)."""
     import pygments.lexers
     import pygments.styles
     import rich._unicode_data

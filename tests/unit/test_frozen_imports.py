@@ -1,0 +1,202 @@
+"""The exe's packs (hooks/packs.py builds them, core/frozen_imports.py loads them), round-tripped here
+without PyInstaller: a package's modules packed and imported back, an extension module extracted to
+a private cache once and loaded from there."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import lzma
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.frozen_imports import INDEX_MODULE, PackedFile, PackedFinder, extract, install, sha256
+from hooks.packs import extension_module, pack
+
+SUFFIXES = importlib.machinery.EXTENSION_SUFFIXES
+
+
+def _write(folder: Path, files: dict[str, str]) -> list[tuple[str, str, str]]:
+    """A package on disk, and its modules as PyInstaller's Analysis lists them."""
+    toc = []
+    for relative, text in files.items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        name = ".".join(Path(relative).with_suffix("").parts).removesuffix(".__init__")
+        toc.append((name, str(path), "PYMODULE"))
+    return toc
+
+
+@pytest.fixture
+def importable(tmp_path: Path) -> Iterator[Path]:
+    """A folder on sys.path for the pack modules; what the test imported is forgotten afterwards."""
+    folder = tmp_path / "packs"
+    folder.mkdir()
+    sys.path.insert(0, str(folder))
+    before, finders = set(sys.modules), list(sys.meta_path)
+    try:
+        yield folder
+    finally:
+        sys.path.remove(str(folder))
+        sys.meta_path[:] = finders
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+
+
+def test_packed_modules_import_from_the_stream_and_the_rest_stays(tmp_path: Path, importable: Path) -> None:
+    source = tmp_path / "src"
+    toc = _write(source, {
+        "packdemo/__init__.py": "",
+        "packdemo/lexers/__init__.py": "def get(name):\n    return __import__('packdemo.lexers.' + name, None, None, ['X']).X\n",
+        "packdemo/lexers/_mapping.py": "NAMES = ['one', 'two']\n",
+        "packdemo/lexers/one.py": '"""Docstring."""\nfrom packdemo.lexers.two import X as Y\nX = Y + "一"\n',
+        "packdemo/lexers/two.py": "X = 'two'\nassert __doc__ is None\n",
+        "packdemo/lexers/deep/__init__.py": "from .inner import X\n",
+        "packdemo/lexers/deep/inner.py": "X = 'inner'\n",
+        "other/__init__.py": "",
+    })
+    pure, binaries = pack(toc, [], importable, pure_packages=["packdemo"],
+                          packed_pure=lambda n: n.startswith("packdemo.lexers.") and not n.endswith("._mapping"),
+                          packed_binary=lambda dest, module: False, needs=lambda source: [],
+                          read=lambda source: b"", suffixes=SUFFIXES, optimize=2)
+    names = [entry[0] for entry in pure]
+    assert {"packdemo", "packdemo.lexers", "packdemo.lexers._mapping", "other"} < set(names)
+    assert not {"packdemo.lexers.one", "packdemo.lexers.two", "packdemo.lexers.deep.inner"} & set(names)
+    assert INDEX_MODULE in names and binaries == []
+    sys.path.insert(0, str(source))  # the kept modules, as the exe's archive would hold them
+    try:
+        for removed in ("one.py", "two.py", "deep/inner.py", "deep/__init__.py"):  # only in the pack now
+            (source / "packdemo" / "lexers" / removed).unlink()
+        (source / "packdemo" / "lexers" / "deep").rmdir()  # else a namespace package by that name
+        install()
+        lexers = importlib.import_module("packdemo.lexers")
+        assert lexers.get("one") == "two一"
+        assert lexers.get("deep") == "inner"
+        one = sys.modules["packdemo.lexers.one"]
+        assert one.__doc__ is None  # compiled as the exe compiles (optimize=2)
+        assert importlib.util.find_spec("packdemo.lexers.three") is None
+    finally:
+        sys.path.remove(str(source))
+
+
+def _extension_file() -> Path:
+    """A real extension module of the standard library that loads twice in one process."""
+    for name in ("unicodedata", "_decimal", "pyexpat", "select", "_socket"):
+        module = importlib.import_module(name)
+        found = getattr(module, "__file__", None)
+        if found and found.endswith(tuple(SUFFIXES)):
+            return Path(found)
+    pytest.skip("this Python has its extension modules built in")
+
+
+def _entry(raw: bytes, filename: str) -> tuple[PackedFile, bytes]:
+    return PackedFile("pack", filename, sha256(raw), len(raw)), lzma.compress(raw)
+
+
+def test_an_extension_is_extracted_once_privately_and_loads(tmp_path: Path) -> None:
+    original = _extension_file()
+    raw = original.read_bytes()
+    entry, data = _entry(raw, original.name)
+    path = extract(entry, data, tmp_path / "cache")
+    assert path.read_bytes() == raw and path.parent.name == entry.sha256[:32]
+    assert [p.name for p in path.parent.iterdir()] == [original.name]  # no temporary file left
+    if os.name == "posix":
+        assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
+    written = path.stat().st_mtime_ns
+    assert extract(entry, data, tmp_path / "cache") == path and path.stat().st_mtime_ns == written
+
+    name = original.name.split(".")[0]
+    finder = PackedFinder({}, {name: original.name}, {original.name: entry}, [tmp_path / "cache"])
+    finder_pack = type(sys)("pack")
+    finder_pack.DATA = data
+    sys.modules["pack"] = finder_pack
+    try:
+        spec = finder.find_spec(name)
+    finally:
+        del sys.modules["pack"]
+    assert spec is not None and spec.origin == str(path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    assert module.__file__ == str(path) and module is not sys.modules[name]
+
+
+def test_a_damaged_file_is_written_again_and_a_damaged_pack_is_refused(tmp_path: Path) -> None:
+    raw = bytes(range(256)) * 64
+    entry, data = _entry(raw, "_thing.so")
+    path = extract(entry, data, tmp_path)
+    path.write_bytes(raw[:100])  # truncated by some other tool
+    assert extract(entry, data, tmp_path).read_bytes() == raw
+    wrong = PackedFile("pack", "_other.so", sha256(raw), len(raw))
+    with pytest.raises(ImportError, match="damaged"):
+        extract(wrong, lzma.compress(raw[:-1] + b"x"), tmp_path)
+    assert not (tmp_path / wrong.sha256[:32] / "_other.so").exists()
+
+
+def test_an_unwritable_cache_falls_back_to_the_next_folder(tmp_path: Path) -> None:
+    raw = b"\x7fELF not really" * 100
+    entry, data = _entry(raw, "_x.so")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder should be", encoding="utf-8")
+    finder = PackedFinder({}, {}, {"_x.so": entry}, [blocked / "cache", tmp_path / "run"])
+    pack_module = type(sys)("pack")
+    pack_module.DATA = data
+    sys.modules["pack"] = pack_module
+    try:
+        path = finder._file("_x.so", library=False)
+    finally:
+        del sys.modules["pack"]
+    assert path.parent.parent == tmp_path / "run" and path.read_bytes() == raw
+
+
+def test_binaries_are_packed_with_the_packed_libraries_they_need(tmp_path: Path, importable: Path) -> None:
+    ext = SUFFIXES[0]
+    files = {"lib/libcrypto.so.3": b"crypto" * 50, f"lib/_ssl{ext}": b"ssl" * 50, "lib/libkept.so": b"k" * 50,
+             f"lib/_kept{ext}": b"kept" * 50}
+    for relative, raw in files.items():
+        (tmp_path / relative).parent.mkdir(exist_ok=True)
+        (tmp_path / relative).write_bytes(raw)
+    binaries = [("libcrypto.so.3", str(tmp_path / "lib/libcrypto.so.3"), "BINARY"),
+                (f"python3.11/lib-dynload/_ssl{ext}", str(tmp_path / f"lib/_ssl{ext}"), "EXTENSION"),
+                ("libkept.so", str(tmp_path / "lib/libkept.so"), "BINARY"),
+                (f"python3.11/lib-dynload/_kept{ext}", str(tmp_path / f"lib/_kept{ext}"), "EXTENSION")]
+    needs = {f"_ssl{ext}": ["/usr/lib/LIBCRYPTO.so.3", "libc.so.6"], f"_kept{ext}": ["libkept.so"]}
+    pure, kept = pack([], binaries, importable, pure_packages=[], packed_pure=lambda n: False,
+                      packed_binary=lambda dest, module: module == "_ssl" or dest.startswith("libcrypto"),
+                      needs=lambda source: needs.get(Path(source).name, []),
+                      read=lambda source: Path(source).read_bytes()[::-1], suffixes=SUFFIXES, optimize=2)
+    assert [entry[0] for entry in kept] == ["libkept.so", f"python3.11/lib-dynload/_kept{ext}"]
+    index = importlib.import_module(INDEX_MODULE)
+    assert {"_ssl": f"_ssl{ext}"} == index.EXTENSIONS
+    ssl_file = PackedFile(*index.FILES[f"_ssl{ext}"])
+    assert ssl_file.needs == ("libcrypto.so.3",)  # found by name, whatever its case
+    assert PackedFile(*index.FILES["libcrypto.so.3"]).needs == ()
+    stored = lzma.decompress(importlib.import_module(ssl_file.pack).DATA)
+    assert stored == files[f"lib/_ssl{ext}"][::-1] and ssl_file.sha256 == sha256(stored)  # as `read` gave it
+    assert {entry[0] for entry in pure} == {INDEX_MODULE, ssl_file.pack, PackedFile(*index.FILES["libcrypto.so.3"]).pack}
+
+
+@pytest.mark.parametrize(("dest", "module"), [
+    ("pydantic_core/_pydantic_core.cpython-311-x86_64-linux-gnu.so", "pydantic_core._pydantic_core"),
+    ("python3.11/lib-dynload/_ssl.cpython-311-x86_64-linux-gnu.so", "_ssl"),
+    ("_ssl.pyd", "_ssl"),
+    ("pydantic_core\\_pydantic_core.cp311-win_amd64.pyd", "pydantic_core._pydantic_core"),
+    ("re2/_re2.abi3.so", "re2._re2"),
+    ("libcrypto.so.3", None),
+])
+def test_the_module_an_extension_file_provides(dest: str, module: str | None) -> None:
+    suffixes = [".cpython-311-x86_64-linux-gnu.so", ".abi3.so", ".so", ".cp311-win_amd64.pyd", ".pyd"]
+    assert extension_module(dest, suffixes) == module
+
+
+def test_install_does_nothing_from_source() -> None:
+    finders = list(sys.meta_path)
+    install()
+    assert sys.meta_path == finders and INDEX_MODULE not in sys.modules
+
