@@ -6,6 +6,7 @@ the exe first when it is missing or stale (`./build.sh`). Three measures, median
 
 - `--version`: process start to exit (the fast path: no settings, no network code);
 - `--one`: a piped one-shot task answered by the scripted server on 127.0.0.1 (tests/support/sse_server.py);
+  once more, a single run, with an empty cache, where the exe writes out the packed binaries it loads;
 - first frame: the program started in tmux with no flags (what a double-click runs) until its first
   screen shows: the full-screen TUI's first frame, or the plain REPL where the TUI cannot start.
   `tmux + echo` is what tmux's own start and the polling cost, for scale.
@@ -122,6 +123,19 @@ class Bench:
         for what, once in measures.items():
             self.rows.append((f"{label} {what}", medians(self.runs, once, commands)))
 
+    def first_use(self, commands: list[list[str]]) -> None:
+        """`--one` once per exe with an empty cache: the packed binaries it loads are written out
+        (core/frozen_imports.py); the other rows see them written. The source column repeats the
+        source run's `--one` median, for the ratio."""
+        source = next(seconds for label, seconds in self.rows if label == "linux --one")
+        row = [source[0]]
+        for n, command in enumerate(commands):
+            home = self.folder / f"fresh-{n}"
+            home.mkdir()
+            row.append(timed([*command, "--cwd", str(self.workspace), "--one"], self.env(HOME=str(home)),
+                             self.folder, b"hello"))
+        self.rows.append(("linux --one, empty cache", row))
+
     def baseline(self) -> None:
         [tmux] = medians(self.runs, lambda cmd: first_frame(cmd, self.env(), self.folder), [["sh", "-c", "echo hi"]])
         self.rows.append(("tmux + echo (overhead)", [tmux] * len(self.columns)))
@@ -176,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}", flush=True)
         bench.baseline()
         bench.compare("linux", [[sys.executable, str(ROOT / "agent.py")], *[[str(e)] for e in exes]], bench.env())
+        bench.first_use([[str(e)] for e in exes])
         if win_exe is not None:
             subprocess.run(["wineserver", "-p", "300"], env={**os.environ, "WINEPREFIX": str(WINEPREFIX)},
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
