@@ -51,18 +51,21 @@ def pack_name(owner: str) -> str:
     return f"{INDEX_MODULE}__{re.sub(r'[^A-Za-z0-9_]', '_', owner)}"
 
 
-def extension_module(dest: str, suffixes: Iterable[str]) -> str | None:
-    """The module an extension file provides: `pydantic_core/_pydantic_core.cpython-311-x86_64-linux-gnu.so`
-    is `pydantic_core._pydantic_core`; the standard library's lie in `python3.11/lib-dynload/` (Linux)
-    or at the top (Windows)."""
-    path = PurePath(dest.replace("\\", "/"))
+def extension_module(source: str, suffixes: Iterable[str]) -> str | None:
+    """The module an extension file provides, found as the import system would: its name less the
+    suffix, under each folder above it that is a package (`pydantic_core/_pydantic_core.abi3.so` is
+    `pydantic_core._pydantic_core`; pywin32's `win32/win32api.pyd` is `win32api`, `win32` being a
+    folder on the path, not a package)."""
+    path = Path(source)
     suffix = max((s for s in suffixes if path.name.endswith(s)), key=len, default=None)
     if suffix is None:
         return None
-    parts = list(path.parts[:-1])
-    if len(parts) >= 2 and parts[-1] == "lib-dynload":
-        parts = []
-    return ".".join([*parts, path.name.removesuffix(suffix)])
+    parts = [path.name.removesuffix(suffix)]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() or (folder / "__init__.pyc").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
 
 
 def pack(pure: list[TocEntry], binaries: list[TocEntry], folder: Path, *, pure_packages: Iterable[str],
@@ -78,7 +81,7 @@ def pack(pure: list[TocEntry], binaries: list[TocEntry], folder: Path, *, pure_p
     packs = Packs(folder)
     suffixes = list(suffixes)
     for top in pure_packages:
-        chosen = sorted((e for e in pure if e[0].split(".")[0] == top and packed_pure(e[0])), key=lambda e: e[0])
+        chosen = sorted(e for e in pure if e[0].split(".")[0] == top and packed_pure(e[0]))
         stream = bytearray()
         for name, source, _ in chosen:
             is_package = PurePath(source).stem == "__init__"
@@ -93,7 +96,7 @@ def pack(pure: list[TocEntry], binaries: list[TocEntry], folder: Path, *, pure_p
 
     chosen_binaries = {}
     for dest, source, kind in binaries:
-        module = extension_module(dest, suffixes) if kind == "EXTENSION" else None
+        module = extension_module(source, suffixes) if kind == "EXTENSION" else None
         if packed_binary(dest, module or ""):
             chosen_binaries[PurePath(dest.replace("\\", "/")).name] = (source, module)
     by_name = {filename.lower(): filename for filename in chosen_binaries}  # Windows names ignore case
@@ -101,8 +104,8 @@ def pack(pure: list[TocEntry], binaries: list[TocEntry], folder: Path, *, pure_p
         raw = read(source)
         owner = module.split(".")[0] if module and "." in module else filename.split(".")[0]
         name = pack_name(f"{owner}_{filename}")
-        wanted = tuple(sorted({by_name[n] for n in (PurePath(n).name.lower() for n in needs(source)) if n in by_name}
-                              - {filename}))
+        loads = {PurePath(n).name.lower() for n in needs(source)}
+        wanted = tuple(sorted({by_name[n] for n in loads if n in by_name} - {filename}))
         packs.files[filename] = (name, filename, hashlib.sha256(raw).hexdigest(), len(raw), wanted)
         packs.write_data(name, raw)
         if module:

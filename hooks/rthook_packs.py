@@ -1,4 +1,5 @@
-"""PyInstaller runtime hook: the exe's packed modules and binaries become importable (core/frozen_imports.py)."""
+"""PyInstaller runtime hook, run before the program: the exe's packs become importable
+(core/frozen_imports.py)."""
 
 from core.frozen_imports import install
 

@@ -207,7 +207,8 @@ def test_an_mcp_stdio_server_answers_the_exe(exe: Exe, tmp_path: Path, server: S
     assert exe.wine or not list(native.rglob("_pydantic_core*")), "a session without MCP loaded pydantic"
     config = {"mcpServers": {"dict": {"command": python, "args": [script], "startupTimeout": 120}}}
     (app.path.parent / "mcp.json").write_text(json.dumps(config), encoding="utf-8")  # beside the .env
-    done = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin="查一下".encode(), XDG_CACHE_HOME=str(cache))
+    done = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin="查一下".encode(),
+                   XDG_CACHE_HOME=str(cache))
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert "dict__lookup" in [tool["name"] for tool in server.requests[1]["tools"]]
     assert server.requests[2]["input"][-1]["output"] == "词典：猫 的意思是「你好，世界」"

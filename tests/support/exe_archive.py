@@ -145,10 +145,11 @@ def costs(path: str) -> dict[str, object]:
             pyz = archive.open_embedded_archive(name)
             index = packs_index(pyz)
             packs = {entry[0]: module.split(".")[0] for module, entry in index.MODULES.items()}
-            packs |= {index.FILES[filename][0]: module.split(".")[0] for module, filename in index.EXTENSIONS.items()}
+            packs |= {index.FILES[file][0]: module.split(".")[0] for module, file in index.EXTENSIONS.items()}
             sizes = {fields[0]: fields[3] for fields in index.FILES.values()}
             for module, (_, _, size) in pyz.toc.items():
-                add(owner(packs.get(module, module).split(".")[0], distributions), size, 0, sizes.get(module, 0))
+                top = packs.get(module, module).split(".")[0]
+                add(owner(top, distributions), size, 0, sizes.get(module, 0))
         elif kind in "bx":
             folder, _, _ = name.replace("\\", "/").rpartition("/")  # a Windows exe names them with backslashes
             add(owner(folder.split("/")[0], distributions), length, unpacked_length)

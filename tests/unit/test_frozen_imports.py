@@ -54,7 +54,8 @@ def test_packed_modules_import_from_the_stream_and_the_rest_stays(tmp_path: Path
     source = tmp_path / "src"
     toc = _write(source, {
         "packdemo/__init__.py": "",
-        "packdemo/lexers/__init__.py": "def get(name):\n    return __import__('packdemo.lexers.' + name, None, None, ['X']).X\n",
+        "packdemo/lexers/__init__.py": "def get(name):\n"
+                                       "    return __import__('packdemo.lexers.' + name, None, None, ['X']).X\n",
         "packdemo/lexers/_mapping.py": "NAMES = ['one', 'two']\n",
         "packdemo/lexers/one.py": '"""Docstring."""\nfrom packdemo.lexers.two import X as Y\nX = Y + "一"\n',
         "packdemo/lexers/two.py": "X = 'two'\nassert __doc__ is None\n",
@@ -63,7 +64,7 @@ def test_packed_modules_import_from_the_stream_and_the_rest_stays(tmp_path: Path
         "other/__init__.py": "",
     })
     pure, binaries = pack(toc, [], importable, pure_packages=["packdemo"],
-                          packed_pure=lambda n: n.startswith("packdemo.lexers.") and not n.endswith("._mapping"),
+                          packed_pure=lambda n: n.startswith("packdemo.lexers.") and "_mapping" not in n,
                           packed_binary=lambda dest, module: False, needs=lambda source: [],
                           read=lambda source: b"", suffixes=SUFFIXES, optimize=2)
     names = [entry[0] for entry in pure]
@@ -179,20 +180,28 @@ def test_binaries_are_packed_with_the_packed_libraries_they_need(tmp_path: Path,
     assert PackedFile(*index.FILES["libcrypto.so.3"]).needs == ()
     stored = lzma.decompress(importlib.import_module(ssl_file.pack).DATA)
     assert stored == files[f"lib/_ssl{ext}"][::-1] and ssl_file.sha256 == sha256(stored)  # as `read` gave it
-    assert {entry[0] for entry in pure} == {INDEX_MODULE, ssl_file.pack, PackedFile(*index.FILES["libcrypto.so.3"]).pack}
+    crypto_pack = PackedFile(*index.FILES["libcrypto.so.3"]).pack
+    assert {entry[0] for entry in pure} == {INDEX_MODULE, ssl_file.pack, crypto_pack}
 
 
-@pytest.mark.parametrize(("dest", "module"), [
-    ("pydantic_core/_pydantic_core.cpython-311-x86_64-linux-gnu.so", "pydantic_core._pydantic_core"),
-    ("python3.11/lib-dynload/_ssl.cpython-311-x86_64-linux-gnu.so", "_ssl"),
-    ("_ssl.pyd", "_ssl"),
-    ("pydantic_core\\_pydantic_core.cp311-win_amd64.pyd", "pydantic_core._pydantic_core"),
-    ("re2/_re2.abi3.so", "re2._re2"),
-    ("libcrypto.so.3", None),
+@pytest.mark.parametrize(("relative", "module"), [
+    ("site/pydantic_core/_pydantic_core.cpython-311-x86_64-linux-gnu.so", "pydantic_core._pydantic_core"),
+    ("lib/python3.11/lib-dynload/_ssl.cpython-311-x86_64-linux-gnu.so", "_ssl"),
+    ("DLLs/_ssl.pyd", "_ssl"),
+    ("site/pydantic_core/_pydantic_core.cp311-win_amd64.pyd", "pydantic_core._pydantic_core"),
+    ("site/win32/win32api.pyd", "win32api"),  # pywin32's folder is on the path, not a package
+    ("site/outer/inner/_deep.abi3.so", "outer.inner._deep"),
+    ("site/re2/_re2.abi3.so", "re2._re2"),
+    ("lib/libcrypto.so.3", None),
 ])
-def test_the_module_an_extension_file_provides(dest: str, module: str | None) -> None:
+def test_the_module_an_extension_file_provides(tmp_path: Path, relative: str, module: str | None) -> None:
+    for package in ("site/pydantic_core", "site/outer", "site/outer/inner", "site/re2"):
+        (tmp_path / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / package / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / relative).write_bytes(b"")
     suffixes = [".cpython-311-x86_64-linux-gnu.so", ".abi3.so", ".so", ".cp311-win_amd64.pyd", ".pyd"]
-    assert extension_module(dest, suffixes) == module
+    assert extension_module(str(tmp_path / relative), suffixes) == module
 
 
 def test_install_does_nothing_from_source() -> None:
