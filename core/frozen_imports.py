@@ -5,14 +5,15 @@ module zlib-compressed on its own. Two kinds of module cost more than they must 
 
 - Pygments' lexers and styles: hundreds of modules that a session imports one or two of, when a
   code fence in that language shows. As one solid xz stream they take a third less room; the first
-  lexer imported decompresses them all (tens of milliseconds, once per process).
-- Large extension modules only some sessions import (pydantic's core and rpds, for MCP): written
-  out at every start though a session without MCP servers never loads them. Packed, each is written
-  once to a per-user cache folder named after its content hash, and loaded from there.
+  lexer imported decompresses them all, once per process (the stream stays in memory).
+- Extension modules, and the libraries only they load (OpenSSL, the C++ runtime): written out at
+  every start though many sessions load few of them (a session without MCP servers never loads
+  pydantic's core). Packed, each is written once to a per-user cache folder named after its
+  content hash, and loaded from there.
 
 The build (hooks/packs.py) writes `INDEX_MODULE` and the pack modules it names into the exe's module
 archive; `install()` (run by the runtime hook) puts the finder on `sys.meta_path`. From source none
-of it exists and `install()` does nothing.
+of it exists and `install()` does nothing. docs/exe.md has the figures and the reasons.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class PackedFile:
 
 
 def cache_root() -> Path:
-    """Where extracted extensions live: private to the user, kept across runs and builds."""
+    """Where extracted binaries live: private to the user, kept across runs and builds."""
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     else:
