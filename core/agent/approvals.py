@@ -21,6 +21,7 @@ from pathlib import Path
 from core import protocol as ev
 from core.agent.rules import AllowRules, rule_for
 from core.cancel import Cancel
+from core.i18n import N_, _
 from core.modes import ASK, YES
 from core.protocol import Emit
 from core.sandbox import SandboxInfo
@@ -50,11 +51,11 @@ class Decision:
 
 
 DECISIONS = (
-    Decision("once", "1", "y", "run once"),
-    Decision("session", "2", "a", "always, for this session"),
-    Decision("deny", "3", "n", "deny"),
-    Decision("deny_reason", "4", "", "deny, and tell the model why"),
-    Decision("workspace", "5", "w", "always, in this workspace"),  # offered with a rule to keep
+    Decision("once", "1", "y", N_("run once")),
+    Decision("session", "2", "a", N_("always, for this session")),
+    Decision("deny", "3", "n", N_("deny")),
+    Decision("deny_reason", "4", "", N_("deny, and tell the model why")),
+    Decision("workspace", "5", "w", N_("always, in this workspace")),  # offered with a rule to keep
 )
 _IDS = {d.id for d in DECISIONS}
 
@@ -185,7 +186,8 @@ def offered(request: ev.ApprovalRequested) -> tuple[Decision, ...]:
 
 def label(decision: Decision, request: ev.ApprovalRequested) -> str:
     """A decision as a question shows it: "always, in this workspace" names the rule it keeps."""
-    return f"{decision.label}: {request.rule}" if decision.id == "workspace" and request.rule else decision.label
+    shown = _(decision.label)
+    return f"{shown}: {request.rule}" if decision.id == "workspace" and request.rule else shown
 
 
 @dataclass
