@@ -65,8 +65,8 @@ NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow s
 NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox here (the yes mode answers the gate's "
                        "questions, it never lifts the sandbox)")
 # What a yes to an "unconfined" question gives the command, said in the question itself.
-UNCONFINED_GRANTS = ("outside the sandbox it runs with all of your rights: it can change or delete any of your files, "
-                     "read your keys and secrets, and use the network")
+UNCONFINED_GRANTS = N_("outside the sandbox it runs with all of your rights: it can change or delete any of your "
+                       "files, read your keys and secrets, and use the network")
 # The decisions an "unconfined" question offers: a yes to this one run, never an "always" (but what
 # a `Keeper` keeps, which names what it covers whole).
 _UNCONFINED_DECISIONS = ("once", "deny", "deny_reason")
@@ -282,7 +282,7 @@ class Approvals:
             return None if decision == "once" else reason
         if kind == "unconfined":
             rule = None
-            why = f"{why}; {UNCONFINED_GRANTS}"
+            why = f"{why}{_('; ')}{_(UNCONFINED_GRANTS)}"
         if keep is not None:
             rule = keep.rule
         choices = [d.__dict__ for d in DECISIONS if (d.id != "workspace" or rule)

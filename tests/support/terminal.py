@@ -67,7 +67,7 @@ class Terminal:
 def terminal_env(url: str, tmp_path: Path, **extra: str) -> dict[str, str]:
     """The agent's environment in tmux: the test key and server, sessions under `tmp_path`."""
     return {"DEEPSEEK_BASE_URL": url, "DEEPSEEK_API_KEY": TEST_KEY, "AGENT_SESSIONS_DIR": str(tmp_path / "s"),
-            "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "LANG": "C.UTF-8", **extra}
+            "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "LANG": "C.UTF-8", "DEEPSEEK_LANG": "en", **extra}
 
 
 def agent_command(workspace: Path, *flags: str, agent: Path = AGENT) -> str:

@@ -45,7 +45,8 @@ class TerminalApprover:
         rows = [row for line in request.action.rstrip("\n").split("\n") for row in wrap(line, width)]
         choices = offered(request)
         options = " · ".join(f"{d.key} {label(d, request)}" + (f" ({d.alias})" if d.alias else "") for d in choices)
-        text = "\n? " + _("Approval needed: {reason}").format(reason=request.reason) + "\n" + "".join(
+        reason = _(request.reason)  # a gate's fixed reason has its translation
+        text = "\n? " + _("Approval needed: {reason}").format(reason=reason) + "\n" + "".join(
             f"{GUTTER}{row}\n" for row in rows)
         if len(rows) > max(4, lines - 10):
             # Longer than the screen: its start scrolled away. Below it, the risky lines again (each
@@ -54,7 +55,7 @@ class TerminalApprover:
             text += ("  ↑ " + _("the whole command is above ({count} rows); its first, last and risky lines:").format(
                          count=len(rows)) + "\n"
                      + "".join(f"{SUMMARY}{row}\n" for line in summary.split("\n") for row in wrap(line, width))
-                     + "  " + _("why it asks: {reason}").format(reason=request.reason) + "\n")
+                     + "  " + _("why it asks: {reason}").format(reason=reason) + "\n")
         self.stream.write(text + f"  {options}\n  " + _("Allow it? [y/N] "))
         self.stream.flush()
         answer = self._read()

@@ -65,7 +65,7 @@ class ApprovalDialog:
         inner = max(24, size.columns - 6)
         rows, starts = _rows(what, inner - 3)
         choices = offered(r)
-        reason = f" {safe(r.reason)}"
+        reason = f" {safe(_(r.reason))}"  # a gate's fixed reason has its translation
         # The whole action, every character of it, in a view that scrolls (↑ ↓ PgUp PgDn) when it is
         # taller than the room left by the reason, the decisions, the frame and the float's margins.
         room = max(3, size.rows - 9 - len(choices) - len(wrap(reason, inner)) - 2)
