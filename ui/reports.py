@@ -137,7 +137,7 @@ def mcp_text(servers: list[ev.McpServerRow]) -> str:
     for server in servers:
         lines.append(f"  {server.name} ({server.transport}): {server.summary}")
         for tool in server.tools:
-            lines.append(f"    {tool.offered_as or tool.name:<40} {_('read-only') if tool.read_only else _('asks')}")
+            lines.append(f"    {pad(tool.offered_as or tool.name, 40)} {_('read-only') if tool.read_only else _('asks')}")
     lines.append(_("/mcp restart NAME restarts one; /mcp allow NAME starts a workspace server that waits for a yes."))
     return "\n".join(lines)
 

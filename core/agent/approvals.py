@@ -59,11 +59,11 @@ DECISIONS = (
 )
 _IDS = {d.id for d in DECISIONS}
 
-NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
+NOBODY_TO_ASK = N_("nobody can approve it in this mode; rerun with --yes to allow such actions")
 # --yes answers the gate's questions; it never lifts the sandbox: leaving it takes a person's yes
 # to that one command, or --no-sandbox.
-NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox here (the yes mode answers the gate's "
-                       "questions, it never lifts the sandbox)")
+NOBODY_TO_UNCONFINE = N_("nobody can approve running it outside the sandbox here (the yes mode answers the gate's "
+                         "questions, it never lifts the sandbox)")
 # What a yes to an "unconfined" question gives the command, said in the question itself.
 UNCONFINED_GRANTS = N_("outside the sandbox it runs with all of your rights: it can change or delete any of your "
                        "files, read your keys and secrets, and use the network")
@@ -325,10 +325,11 @@ class Approvals:
     def _refusal(self, kind: str, rule: str | None) -> str:
         """Why nobody could say yes, and how the user can allow it next time."""
         if kind == "unconfined":
-            return NOBODY_TO_UNCONFINE
+            return _(NOBODY_TO_UNCONFINE)
         if self.mode == ASK and rule and kind == "command":
-            return f"{NOBODY_TO_ASK}, or with --allow {rule!r} to allow such commands in this workspace"
-        return NOBODY_TO_ASK
+            return _("{nobody}, or with --allow {rule!r} to allow such commands in this workspace").format(
+                nobody=_(NOBODY_TO_ASK), rule=rule)
+        return _(NOBODY_TO_ASK)
 
     def _done(self, request_id: str, call: FunctionCall, decision: str, reason: str, by: str) -> None:
         self._emit(ev.ApprovalResolved(id=request_id, call_id=call.call_id, decision=decision, reason=reason, by=by))

@@ -289,8 +289,9 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if refusal is not None:
         allow = (how_to_allow(question.paths, (), confinement.policy) + " "
                  if question is not None and question.kind == "unconfined" and confinement else "")
-        return ToolResult(f"refused: {_refused_because(question, ctx.mode)} and was not approved ({refusal}). {allow}"
-                          "Find a narrower, reversible way, or ask the user to run it themselves.",
+        return ToolResult(_("refused: {because} and was not approved ({refusal}). {allow}Find a narrower, reversible "
+                            "way, or ask the user to run it themselves.").format(
+                              because=_refused_because(question, ctx.mode), refusal=refusal, allow=allow),
                           status="refused", meta={"command": command})
     # The model may ask for less time, never more than the user allows (AGENT_SHELL_TIMEOUT).
     timeout = min(max(float(args.get("timeout") or ctx.settings.shell_timeout), 1.0), ctx.settings.shell_timeout)
@@ -344,13 +345,14 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 def _refused_because(question: Question | None, mode: str) -> str:
     if question is None:
-        return "the command"
+        return _("the command")
     if question.reason == NOT_KNOWN_READ_ONLY:
-        return f"in the {mode} mode only known read-only commands and the user's allow rules run unasked"
+        return _("in the {mode} mode only known read-only commands and the user's allow rules run unasked").format(
+            mode=mode)
     if question.kind == "unconfined":
-        return (f"the sandbox would block this command ({question.reason}: commands write only in the workspace "
-                "and the session's temp folder, $TMPDIR), running it outside the sandbox")
-    return f"this command looks destructive ({question.reason})"
+        return _("the sandbox would block this command ({why}: commands write only in the workspace and the "
+                 "session's temp folder, $TMPDIR), running it outside the sandbox").format(why=_(question.reason))
+    return _("this command looks destructive ({why})").format(why=_(question.reason))
 
 
 def _execute(command: str, ctx: ToolContext, timeout: float,

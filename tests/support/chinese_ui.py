@@ -11,13 +11,13 @@ from ui.cells import cell_width
 # The locale says Chinese; nothing else names a language (an inherited LC_ALL would win over LANG).
 CHINESE_LOCALE = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": "", "DEEPSEEK_LANG": ""}
 
-# Names a Chinese screen shows as they are: keys, modes, placeholders of usage lines, product names.
+# Names a Chinese screen shows as they are: keys, modes, placeholders of usage lines, product names, units.
 NAMES = {"Enter", "Esc", "Ctrl", "Alt", "Shift", "Tab", "PgUp", "PgDn", "Up", "Down", "Home", "End", "J", "C", "D",
          "L", "R", "O", "auto", "ask", "yes", "zh", "en", "NAME", "PATH", "ID", "N", "MCP", "Markdown", "OSC",
-         "last", "restart", "allow", "deepseek", "agent", "API", "REPL", "TUI", "Ctrl-D"}
+         "last", "restart", "allow", "deepseek", "agent", "API", "REPL", "TUI", "s", "B", "KB", "MB", "GB"}  # units
 # A slash command, a flag, a tool name (run_shell), an environment variable, a path or file name, a model name: names, whole.
 _NAME = re.compile(r"(?:/|--)[\w-]+|\w+_\w+|\$?[A-Z][A-Z0-9_]{2,}\w*|[\w.-]*[./\\][\w./\\-]+|deepseek-[\w.-]+")
-_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_WORD = re.compile(r"(?<![0-9])[A-Za-z]+(?:'[A-Za-z]+)*")  # not a unit after a number (12k)
 
 
 def english_words(text: str, allowed: set[str] | frozenset[str] = frozenset()) -> list[str]:
