@@ -86,11 +86,12 @@ def app_copy(tmp_path: Path) -> Path:
 
 @contextmanager
 def agent_terminal(script: list[Reply], tmp_path: Path, workspace: Path, *flags: str, ready: str = "Type a task",
-                   agent: Path = AGENT, width: int = 160, height: int = 50) -> Iterator[tuple[Terminal, ScriptedServer]]:
-    """The agent (with `flags`, e.g. --plain) in tmux against a server playing `script`, once `ready`
-    is on screen; the tmux session is closed however the test ends."""
+                   agent: Path = AGENT, width: int = 160, height: int = 50,
+                   env: dict[str, str] | None = None) -> Iterator[tuple[Terminal, ScriptedServer]]:
+    """The agent (with `flags`, e.g. --plain, and `env` over the usual environment) in tmux against a
+    server playing `script`, once `ready` is on screen; the tmux session is closed however the test ends."""
     with ScriptedServer(script) as server:
-        term = Terminal(agent_command(workspace, *flags, agent=agent), terminal_env(server.url, tmp_path),
+        term = Terminal(agent_command(workspace, *flags, agent=agent), terminal_env(server.url, tmp_path, **(env or {})),
                         width=width, height=height)
         try:
             term.wait_for(ready)

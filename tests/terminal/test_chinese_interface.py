@@ -16,7 +16,7 @@ import pytest
 from core.sandbox import probe
 from tests.support.chinese_ui import CHINESE_LOCALE, border_columns, english_words, too_wide
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
-from tests.support.terminal import Terminal, agent_command, needs_tmux, terminal_env
+from tests.support.terminal import Terminal, agent_terminal, needs_tmux
 
 pytestmark = [pytest.mark.terminal, needs_tmux]
 SIZES = [(80, 24), (120, 40)]
@@ -25,14 +25,9 @@ SIZES = [(80, 24), (120, 40)]
 @contextmanager
 def chinese(script: list[Reply], tmp_path: Path, workspace: Path, width: int, height: int,
             *flags: str, ready: str = "空闲") -> Iterator[tuple[Terminal, ScriptedServer]]:
-    with ScriptedServer(script) as server:
-        term = Terminal(agent_command(workspace, *flags), terminal_env(server.url, tmp_path, **CHINESE_LOCALE),
-                        width=width, height=height)
-        try:
-            term.wait_for(ready)
-            yield term, server
-        finally:
-            term.close()
+    with agent_terminal(script, tmp_path, workspace, *flags, ready=ready, width=width, height=height,
+                        env=CHINESE_LOCALE) as running:
+        yield running
 
 
 def rows(term: Terminal) -> list[str]:
@@ -41,11 +36,17 @@ def rows(term: Terminal) -> list[str]:
                           check=False).stdout.splitlines()
 
 
-def framed(lines: list[str]) -> list[str]:
-    """The dialog's rows, its top and bottom borders included."""
-    top = next(i for i, line in enumerate(lines) if "┌" in line)
-    bottom = next(i for i, line in enumerate(lines) if "└" in line and i > top)
-    return lines[top:bottom + 1]
+def open_dialog(term: Terminal, width: int, shows: str) -> tuple[list[str], str]:
+    """Once `shows` is on screen: the screen's rows and the dialog's text (its frame included),
+    checked to fit the terminal in cells with its frame aligned."""
+    term.wait_for(shows)
+    screen = rows(term)
+    top = next(i for i, line in enumerate(screen) if "┌" in line)
+    bottom = next(i for i, line in enumerate(screen) if "└" in line and i > top)
+    dialog = screen[top:bottom + 1]
+    assert len(border_columns(dialog)) == 1, "\n".join(dialog)
+    assert too_wide(screen, width) == []
+    return screen, "\n".join(dialog)
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
@@ -75,15 +76,10 @@ def test_an_approval_dialog_in_chinese_is_aligned(tmp_path: Path, workspace: Pat
     script = [Reply(call_events([("run_shell", {"command": "touch 新文件.txt"})])), Reply(text_events("好的"))]
     with chinese(script, tmp_path, workspace, width, height, "--mode", "ask") as (term, _server):
         term.send("建一个文件", "Enter")
-        term.wait_for("需要审批")
-        screen = rows(term)
-        dialog = framed(screen)
-        text = "\n".join(dialog)
+        screen, text = open_dialog(term, width, "需要审批")
         assert "无法确认它只读取" in text and "run_shell 想要运行：" in text and "touch 新文件.txt" in text
         assert "运行一次 (y)" in text and "本会话中一律允许 (a)" in text and "拒绝 (n, Esc)" in text
         assert "在此工作区中一律允许: touch" in text
-        assert len(border_columns(dialog)) == 1, text
-        assert too_wide(screen, width) == []
         assert english_words(text, {"run_shell", "touch", "txt", "y", "a", "n", "w"}) == [], text
         status = next(line for line in screen if "等待你的审批" in line)
         assert "waiting" not in status
@@ -104,15 +100,10 @@ def test_a_sandbox_refusal_in_chinese(tmp_path: Path, workspace: Path, width: in
     script = [Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("明白"))]
     with chinese(script, tmp_path, workspace, width, height, "--mode", "auto") as (term, _server):
         term.send("写到外面", "Enter")
-        term.wait_for("沙箱阻止了")
-        screen = rows(term)
-        dialog = framed(screen)
-        text = "\n".join(dialog)
-        joined = "".join(line.strip().strip("│").strip() for line in dialog)  # the reason wraps
+        _screen, text = open_dialog(term, width, "沙箱阻止了")
+        joined = "".join(line.strip().strip("│").strip() for line in text.split("\n"))  # the reason wraps
         assert "需要审批" in text and "沙箱阻止了访问" in text and "在沙箱外，它以你的全部权限运行" in joined, text
         assert "运行一次 (y)" in text and "拒绝 (n, Esc)" in text
-        assert len(border_columns(dialog)) == 1, text
-        assert too_wide(screen, width) == []
         term.send("3")
         term.wait_for("明白")
         screen = rows(term)
