@@ -38,6 +38,7 @@ from core.context import (
 )
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
+from core.i18n import _
 from core.modes import ASK
 from core.protocol import Emit
 from core.provider.assembler import TurnResult, Usage
@@ -320,7 +321,7 @@ class Agent:
         self._cancel = cancel or Cancel()
         shaped = self.context.compact_now(self.history, self.instructions)
         if not shaped.actions:
-            return "Nothing to compact yet."
+            return _("Nothing to compact yet.")
         return "; ".join(shaped.actions)
 
     # -- history ----------------------------------------------------------------------------
