@@ -57,3 +57,14 @@ def test_a_language_no_one_has_is_a_clear_error(tmp_path: Path) -> None:
     done = run_agent(["--one", "x"], "http://127.0.0.1:9", tmp_path, env={"DEEPSEEK_LANG": "klingon"})
     assert done.returncode == 2
     assert done.stderr.decode("utf-8").strip() == "error: DEEPSEEK_LANG=klingon names no interface language: use zh or en."
+
+
+def test_a_server_error_in_chinese(tmp_path: Path) -> None:
+    body = b'{"error": {"message": "Authentication Fails (invalid key)", "type": "authentication_error"}}'
+    with ScriptedServer([Reply(status=401, body=body, content_type="application/json")]) as server:
+        done = run_agent(["--one", "你好"], server.url, tmp_path, env=CHINESE_LOCALE)
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 1, err
+    assert "错误：API 密钥被拒绝" in err and "Authentication Fails (invalid key)" in err, err
+    # The server's own words stay as it sent them; everything around them is Chinese.
+    assert english_words(err.replace("Authentication Fails (invalid key)", "")) == [], err
