@@ -187,7 +187,9 @@ def offered(request: ev.ApprovalRequested) -> tuple[Decision, ...]:
 def label(decision: Decision, request: ev.ApprovalRequested) -> str:
     """A decision as a question shows it: "always, in this workspace" names the rule it keeps."""
     shown = _(decision.label)
-    return f"{shown}: {request.rule}" if decision.id == "workspace" and request.rule else shown
+    if decision.id == "workspace" and request.rule:
+        return _("{choice}: {rule}").format(choice=shown, rule=request.rule)
+    return shown
 
 
 @dataclass

@@ -5,6 +5,7 @@ plain REPL too."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ import pytest
 
 from core.sandbox import probe
 from tests.support.chinese_ui import CHINESE_LOCALE, border_columns, english_words, too_wide
+from tests.support.paths import SNAPSHOTS
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.support.terminal import Terminal, agent_terminal, needs_tmux
 
@@ -28,6 +30,14 @@ def chinese(script: list[Reply], tmp_path: Path, workspace: Path, width: int, he
     with agent_terminal(script, tmp_path, workspace, *flags, ready=ready, width=width, height=height,
                         env=CHINESE_LOCALE) as running:
         yield running
+
+
+def snapshot(name: str, text: str) -> None:
+    """Compare with tests/snapshots/NAME.txt (UPDATE_SNAPSHOTS=1, or a missing file, writes it)."""
+    path = SNAPSHOTS / f"{name}.txt"
+    if os.environ.get("UPDATE_SNAPSHOTS") or not path.exists():
+        path.write_text(text + "\n", encoding="utf-8")
+    assert text + "\n" == path.read_text(encoding="utf-8"), f"the dialog differs from {path}:\n{text}"
 
 
 def rows(term: Terminal) -> list[str]:
@@ -79,7 +89,8 @@ def test_an_approval_dialog_in_chinese_is_aligned(tmp_path: Path, workspace: Pat
         screen, text = open_dialog(term, width, "需要审批")
         assert "无法确认它只读取" in text and "run_shell 想要运行：" in text and "touch 新文件.txt" in text
         assert "运行一次 (y)" in text and "本会话中一律允许 (a)" in text and "拒绝 (n, Esc)" in text
-        assert "在此工作区中一律允许: touch" in text
+        assert "在此工作区中一律允许：touch" in text
+        snapshot(f"approval_zh_{width}x{height}", text.replace(str(workspace), "<ws>".ljust(len(str(workspace)))))
         assert english_words(text, {"run_shell", "touch", "txt", "y", "a", "n", "w"}) == [], text
         status = next(line for line in screen if "等待你的审批" in line)
         assert "waiting" not in status
