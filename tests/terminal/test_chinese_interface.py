@@ -79,6 +79,9 @@ def test_welcome_status_and_help_in_chinese(tmp_path: Path, workspace: Path, wid
         start = next((i for i, line in enumerate(screen) if "命令：" in line or "/help" in line.split()[:1]), 0)
         help_rows = [line for line in screen[start:] if "空闲" not in line and not line.startswith("›")]
         assert english_words("\n".join(help_rows)) == []
+        term.send("/lang en", "Enter")  # the words switch at once, the status bar's too
+        term.wait_for("Interface language: English")
+        assert any(line.startswith(" deepseek-v4-flash · idle") for line in rows(term))
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
