@@ -128,8 +128,15 @@ def test_a_sandbox_refusal_in_chinese(tmp_path: Path, workspace: Path, width: in
 
 
 def test_the_plain_repl_in_chinese(tmp_path: Path, workspace: Path) -> None:
-    script = [Reply(text_events("你好"))]
-    with chinese(script, tmp_path, workspace, 100, 30, "--plain", ready="输入任务") as (term, _server):
+    script = [Reply(call_events([("run_shell", {"command": "touch 新文件.txt"})])), Reply(text_events("你好"))]
+    with chinese(script, tmp_path, workspace, 100, 30, "--plain", "--mode", "ask", ready="输入任务") as (term, _server):
+        term.send("建一个文件", "Enter")
+        asked = term.wait_for("允许吗？[y/N]")
+        assert "? 需要审批：无法确认它只读取" in asked and "┃ 运行：touch 新文件.txt" in asked, asked
+        assert "1 运行一次 (y) · 2 本会话中一律允许 (a) · 3 拒绝 (n)" in asked, asked
+        term.send("n", "Enter")
+        done = term.wait_for("你好")
+        assert "✗ 已拒绝" in done and "用户拒绝了" in done, done
         term.send("/help", "Enter")
         screen = term.wait_for("/lang")
         listed = screen[screen.index("命令："):]
