@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 from core import __version__
+from core.i18n import LANGUAGES, N_, _
 
-EPILOG = """\
+DESCRIPTION = N_("deepseek-agent: a terminal coding agent for DeepSeek's Responses API.")
+EPILOG = N_("""\
 modes:
   (default)        the full-screen TUI when run in a terminal, else the plain REPL
   --plain          a line REPL: answers on stdout, activity on stderr
@@ -31,31 +33,60 @@ exit codes (--one): 0 done, 1 error, 2 bad usage or settings, 3 step limit reach
 
 settings come from the environment, then a .env file, then defaults; see .env.example for every key.
 the .env is next to the exe, or next to agent.py in a source checkout; installed with pip:
-%APPDATA%\\deepseek-agent\\.env on Windows, ~/.config/deepseek-agent/.env ($XDG_CONFIG_HOME) elsewhere."""
+%APPDATA%\\deepseek-agent\\.env on Windows, ~/.config/deepseek-agent/.env ($XDG_CONFIG_HOME) elsewhere.""")
+# argparse's own words that a user of this program sees (its usage errors and --help headings).
+ARGPARSE_WORDS = (N_("usage: "), N_("options"), N_("show this help message and exit"),
+                  N_("show program's version number and exit"), N_("argument %(argument_name)s: %(message)s"),
+                  N_("unrecognized arguments: %s"), N_("expected one argument"),
+                  N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("%(prog)s: error: %(message)s\n"),
+                  N_("the following arguments are required: %s"), N_("ambiguous option: %(option)s could match %(matches)s"))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="deepseek-agent", description=__doc__.splitlines()[0] if __doc__ else "",
-                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"deepseek-agent {__version__}")
-    parser.add_argument("--plain", action="store_true", help="line-based REPL instead of the full-screen TUI")
+    argparse._ = _  # type: ignore[attr-defined]  # its usage errors and headings in the interface's language
+    parser = argparse.ArgumentParser(prog="deepseek-agent", description=_(DESCRIPTION), epilog=_(EPILOG),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"deepseek-agent {__version__}",
+                        help=_("show program's version number and exit"))
+    parser.add_argument("--plain", action="store_true", help=_("line-based REPL instead of the full-screen TUI"))
     parser.add_argument("--one", nargs="?", const="", default=None, metavar="TASK",
-                        help="run one task to completion and exit (TASK or stdin)")
-    parser.add_argument("--json", action="store_true", help="with --one: write every event as a JSON line")
-    parser.add_argument("--yes", action="store_true", help="answer every question yes (the yes mode)")
-    parser.add_argument("--mode", choices=("auto", "ask", "yes"), help="the approval mode (see below; AGENT_MODE)")
+                        help=_("run one task to completion and exit (TASK or stdin)"))
+    parser.add_argument("--json", action="store_true", help=_("with --one: write every event as a JSON line"))
+    parser.add_argument("--yes", action="store_true", help=_("answer every question yes (the yes mode)"))
+    parser.add_argument("--mode", choices=("auto", "ask", "yes"),
+                        help=_("the approval mode (see below; AGENT_MODE)"))
     parser.add_argument("--no-sandbox", action="store_true",
-                        help="run commands unconfined (AGENT_SANDBOX=off); the default mode becomes ask")
+                        help=_("run commands unconfined (AGENT_SANDBOX=off); the default mode becomes ask"))
     parser.add_argument("--no-network", action="store_true",
-                        help="confined commands may not open network connections (AGENT_NETWORK=off)")
+                        help=_("confined commands may not open network connections (AGENT_NETWORK=off)"))
     parser.add_argument("--allow", action="append", default=[], metavar="COMMAND",
-                        help="let commands starting with these words run unasked in this run (repeatable)")
-    parser.add_argument("--model", help="model name (overrides DEEPSEEK_MODEL)")
-    parser.add_argument("--cwd", type=Path, help="workspace folder (default: the current folder)")
+                        help=_("let commands starting with these words run unasked in this run (repeatable)"))
+    parser.add_argument("--model", help=_("model name (overrides DEEPSEEK_MODEL)"))
+    parser.add_argument("--cwd", type=Path, help=_("workspace folder (default: the current folder)"))
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="ID",
-                        help="continue the latest session, or the one with this ID")
-    parser.add_argument("--sessions", action="store_true", help="list saved sessions and exit")
+                        help=_("continue the latest session, or the one with this ID"))
+    parser.add_argument("--sessions", action="store_true", help=_("list saved sessions and exit"))
+    parser.add_argument("--lang", choices=LANGUAGES,
+                        help=_("the interface's language (DEEPSEEK_LANG; default: the locale's, else en)"))
     return parser.parse_args(argv)
+
+
+def _start_language(argv: list[str]) -> None:
+    """The interface's language, chosen before argparse speaks: `--lang`, DEEPSEEK_LANG, the locale."""
+    import os
+
+    from core.i18n import use
+    from core.i18n.choice import LanguageError, choose, windows_ui_language
+
+    flag = next((value for arg, value in zip(argv, [*argv[1:], ""], strict=True) if arg == "--lang"), None)
+    flag = next((arg.partition("=")[2] for arg in argv if arg.startswith("--lang=")), flag)
+    try:
+        use(choose(flag, os.environ, windows_ui_language))
+    except LanguageError as exc:
+        if flag is not None:  # argparse says it, with the choices
+            return
+        print(_("error: {problem}").format(problem=exc), file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         from ui.sandbox_exec import main as sandbox_exec
 
         return sandbox_exec(argv[1:])
+    _start_language(argv)
     args = parse_args(argv)
     from core.config import ConfigError, load_settings
     from core.secret_env import hide_secret_environment
@@ -92,12 +124,12 @@ def main(argv: list[str] | None = None) -> int:
         hide_secret_environment(settings.env_keep, settings.env_drop)
         workspace = _workspace(args.cwd)
         if args.json and args.one is None:
-            raise ConfigError("--json works with --one only.")
+            raise ConfigError(_("--json works with --one only."))
         if args.one is not None:
             return _one(args, settings, workspace)
         return _interactive(args, settings, workspace)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_("error: {problem}").format(problem=exc), file=sys.stderr)
         return 2
 
 
@@ -128,11 +160,12 @@ def _ask_for_key(settings, args: argparse.Namespace):
 
         key = tui.ask_key(settings.env_file)  # a masked field in a full-screen dialog
     else:
-        private = " (readable only by you)" if saved_privately() else ""
-        print(f"No DeepSeek API key yet. Paste it to save it in {settings.env_file}{private},\n"
-              f"or press Enter to quit and set {API_KEY} yourself.", file=sys.stderr)
+        private = _(" (readable only by you)") if saved_privately() else ""
+        print(_("No DeepSeek API key yet. Paste it to save it in {file}{private},\n"
+                "or press Enter to quit and set {name} yourself.").format(
+                    file=settings.env_file, private=private, name=API_KEY), file=sys.stderr)
         try:
-            key = getpass.getpass("API key (hidden): ", stream=sys.stderr).strip()
+            key = getpass.getpass(_("API key (hidden): "), stream=sys.stderr).strip()
         except (EOFError, KeyboardInterrupt):
             key = ""
     if not key:
@@ -140,10 +173,10 @@ def _ask_for_key(settings, args: argparse.Namespace):
     try:
         save_setting(settings.env_file, API_KEY, key)
     except OSError as exc:
-        print(f"Could not save it to {settings.env_file} ({exc.strerror or exc}); set {API_KEY} in the "
-              "environment instead.", file=sys.stderr)
+        print(_("Could not save it to {file} ({problem}); set {name} in the environment instead.").format(
+            file=settings.env_file, problem=exc.strerror or exc, name=API_KEY), file=sys.stderr)
         return settings
-    print(f"Saved to {settings.env_file}.", file=sys.stderr)
+    print(_("Saved to {file}.").format(file=settings.env_file), file=sys.stderr)
     return load_settings(overrides=_overrides(args))
 
 
@@ -152,7 +185,7 @@ def _workspace(cwd: Path | None) -> Path:
 
     folder = (cwd or Path.cwd()).expanduser()
     if not folder.is_dir():
-        raise ConfigError(f"--cwd {folder} is not a folder.")
+        raise ConfigError(_("--cwd {folder} is not a folder.").format(folder=folder))
     return folder.resolve()
 
 
@@ -169,9 +202,10 @@ def _runtime(args: argparse.Namespace, settings, workspace: Path, on_event, inte
     try:
         runtime.open()
     except SessionNotFound as exc:
-        raise ConfigError(f"Cannot resume: {exc}.") from None
+        raise ConfigError(_("Cannot resume: {problem}.").format(problem=exc)) from None
     except JournalError as exc:
-        raise ConfigError(f"Cannot start the session: {exc} (set AGENT_SESSIONS_DIR to a writable folder).") from None
+        raise ConfigError(_("Cannot start the session: {problem} (set AGENT_SESSIONS_DIR to a writable folder).")
+                          .format(problem=exc)) from None
     return runtime
 
 
@@ -187,7 +221,7 @@ def _one(args: argparse.Namespace, settings, workspace: Path) -> int:
     if not task and not stdin_is_interactive():
         task = read_piped_stdin()
     if not task.strip():
-        raise ConfigError("--one needs a task: give it as an argument or pipe it on stdin.")
+        raise ConfigError(_("--one needs a task: give it as an argument or pipe it on stdin."))
     sink = PlainSink(JsonEmitter() if args.json else PlainEmitter(one_shot=True, color=use_color()))
     runtime = _runtime(args, settings, workspace, sink, interactive=False)
     interrupts = InterruptHandler()
@@ -215,7 +249,8 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
 
             return tui.run(lambda emit: _runtime(args, settings, workspace, emit, interactive=True), workspace,
                            sessions_root(settings.sessions_dir or None).parent)
-        print(f"note: full-screen mode unavailable ({reason}); using plain mode.", file=sys.stderr)
+        print(_("note: full-screen mode unavailable ({reason}); using plain mode.").format(reason=reason),
+              file=sys.stderr)
     sink = PlainSink(PlainEmitter(color=use_color()))
     interrupts = InterruptHandler()
     can_ask = stdin_is_interactive()
@@ -244,7 +279,8 @@ def run() -> int:
     except SystemExit as exc:  # argparse after --help, --version or bad usage (it printed why)
         code = exc.code if isinstance(exc.code, int) else 0
     except Exception as exc:  # the last line of defence: a person sees a sentence, not a traceback
-        print(f"error: deepseek-agent stopped unexpectedly ({type(exc).__name__}: {exc}).", file=sys.stderr)
+        print(_("error: deepseek-agent stopped unexpectedly ({problem}).").format(
+            problem=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
         code = 1
     if code not in (0, 130) and _console_closes_with_us():
         _wait_for_enter()
@@ -270,7 +306,7 @@ def _console_closes_with_us() -> bool:
 def _wait_for_enter() -> None:
     try:
         if sys.stdin is not None and sys.stdin.isatty():
-            input("Press Enter to close this window.")
+            input(_("Press Enter to close this window."))
     except (EOFError, KeyboardInterrupt, OSError, ValueError):
         pass
 

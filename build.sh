@@ -60,7 +60,7 @@ inputs_hash() {
   {
     printf '%s\n' "$target" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "${LOCK_WINDOWS[@]}" "$WINPYTHON"
     local paths=(agent.py tui.py core ui hooks deepseek-agent.spec build.sh requirements.lock)
-    find "${paths[@]}" -type f \( -name '*.py' -o -name '*.spec' -o -name '*.sh' -o -name '*.lock' \) |
+    find "${paths[@]}" -type f \( -name '*.py' -o -name '*.spec' -o -name '*.sh' -o -name '*.lock' -o -name '*.mo' \) |
       LC_ALL=C sort | xargs sha256sum
   } | sha256sum | cut -c1-16
 }

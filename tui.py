@@ -19,6 +19,7 @@ import prompt_toolkit  # noqa: F401 - availability check
 import rich  # noqa: F401 - availability check
 
 from core.config import saved_privately
+from core.i18n import _
 
 CJK_CODE_PAGES = {932, 936, 949, 950}
 
@@ -26,10 +27,10 @@ CJK_CODE_PAGES = {932, 936, 949, 950}
 def unavailable_reason() -> str | None:
     """Why the TUI cannot run here, or None when it can."""
     if sys.platform == "win32" and not _windows_console():
-        return ("this is not a Windows console (Git Bash's mintty?); run it with `winpty deepseek-agent`, "
-                "or from Windows Terminal, cmd or PowerShell")
+        return _("this is not a Windows console (Git Bash's mintty?); run it with `winpty deepseek-agent`, "
+                 "or from Windows Terminal, cmd or PowerShell")
     if sys.platform == "win32" and _under_wine():
-        return "wine's console garbles full-screen drawing (colours, the last column)"
+        return _("wine's console garbles full-screen drawing (colours, the last column)")
     if os.environ.get("TERM") == "dumb":
         return "TERM=dumb"
     return None
@@ -83,14 +84,14 @@ def ask_key(env_file: Path) -> str:
     from prompt_toolkit.layout import HSplit, Layout
     from prompt_toolkit.widgets import Button, Dialog, Label, TextArea
 
-    field = TextArea(multiline=False, password=True, prompt="API key: ",
+    field = TextArea(multiline=False, password=True, prompt=_("API key: "),
                      accept_handler=lambda buffer: get_app().exit(result=buffer.text) or True)
-    dialog = Dialog(title="deepseek-agent: API key", with_background=True, body=HSplit([
-        Label(f"No DeepSeek API key yet. Paste it and press Enter to save it in\n{env_file}\n"
-              + ("(readable only by you), " if saved_privately() else "")
-              + "or Esc to quit and set DEEPSEEK_API_KEY yourself.\n"),
-        field]), buttons=[Button("Save", handler=lambda: get_app().exit(result=field.text)),
-                          Button("Cancel", handler=lambda: get_app().exit(result=""))])
+    dialog = Dialog(title=_("deepseek-agent: API key"), with_background=True, body=HSplit([
+        Label(_("No DeepSeek API key yet. Paste it and press Enter to save it in\n{file}\n").format(file=env_file)
+              + (_("(readable only by you), ") if saved_privately() else "")
+              + _("or Esc to quit and set DEEPSEEK_API_KEY yourself.") + "\n"),
+        field]), buttons=[Button(_("Save"), handler=lambda: get_app().exit(result=field.text)),
+                          Button(_("Cancel"), handler=lambda: get_app().exit(result=""))])
     keys = KeyBindings()
     keys.add("tab")(focus_next)
     keys.add("s-tab")(focus_previous)
@@ -125,9 +126,9 @@ def run(make_runtime: Callable[[Any], Any], workspace: Path, data_dir: Path, *, 
     if not crash:
         return code
     path = app.log_crash(crash)
-    where = f"; the details are in {path}" if path else ""
-    print(f"deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
-          f"(resume it with --resume {app.view.session_id}).", file=sys.stderr)
+    where = _("; the details are in {path}").format(path=path) if path else ""
+    print(_("deepseek-agent: the full-screen view crashed{where}. Your conversation is saved "
+            "(resume it with --resume {id}).").format(where=where, id=app.view.session_id), file=sys.stderr)
     return 1  # agent.run() keeps a double-clicked exe's window open until Enter
 
 

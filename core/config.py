@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from core.i18n import _
 from core.network.hosts import parse_patterns
 from core.prices import parse_prices
 
@@ -150,13 +151,13 @@ class Settings:
     def origin(self, attr: str) -> str:
         """Where a setting's value came from, for messages: "from <where>", "derived from …" or "the default"."""
         if attr in self.sources:
-            return "from " + self.sources[attr].replace(f"the environment variable {ENV_NAMES[attr]}",
-                                                        "the environment")
+            return _("from {where}").format(where=self.sources[attr].replace(
+                _("the environment variable {name}").format(name=ENV_NAMES[attr]), _("the environment")))
         derived = {"max_output_tokens": "context_window", "context_target": "context_trigger",
                    "context_trigger": "context_target"}.get(attr)
         if derived in self.sources:
-            return f"derived from {ENV_NAMES[derived]}"
-        return "the default"
+            return _("derived from {name}").format(name=ENV_NAMES[derived])
+        return _("the default")
 
     def require_key(self) -> str:
         """The API key, or a ConfigError naming where it is looked for. Loopback servers need none."""
@@ -164,10 +165,8 @@ class Settings:
             return self.api_key
         if is_loopback(self.base_url):
             return ""
-        raise ConfigError(
-            f"No API key found: set {API_KEY} in the environment or in {self.env_file} "
-            f"(copy .env.example there and fill it in)."
-        )
+        raise ConfigError(_("No API key found: set {name} in the environment or in {file} (copy .env.example there "
+                            "and fill it in).").format(name=API_KEY, file=self.env_file))
 
 
 # The `.env` / environment name of every plain setting; type and default come from `Settings`.
@@ -235,7 +234,8 @@ def load_settings(
         try:
             file_values = parse_dotenv(env_file.read_text(encoding="utf-8", errors="replace"))
         except OSError as exc:
-            raise ConfigError(f"Cannot read {env_file}: {exc.strerror or exc}.") from exc
+            raise ConfigError(_("Cannot read {file}: {problem}.").format(file=env_file, problem=exc.strerror or exc)) \
+                from exc
 
     def lookup(name: str) -> tuple[str, str]:
         """The value and where it came from. A variable set in the environment wins even when it is
@@ -243,9 +243,9 @@ def load_settings(
         an empty DEEPSEEK_API_KEY (a shell template's `export DEEPSEEK_API_KEY=`) counts as unset,
         or it would hide the key the first run has just saved to the .env."""
         if overrides and overrides.get(name):
-            return overrides[name].strip(), "the command line"
+            return overrides[name].strip(), _("the command line")
         if name in environ and (name != API_KEY or environ[name].strip()):
-            return environ[name].strip(), f"the environment variable {name}"
+            return environ[name].strip(), _("the environment variable {name}").format(name=name)
         return file_values.get(name, "").strip(), str(env_file)
 
     defaults = Settings.__dataclass_fields__
@@ -260,8 +260,8 @@ def load_settings(
     key, key_source = lookup(API_KEY)
     key = key.strip("\u200b\u200c\u200d\ufeff")  # invisible characters that come with a pasted key
     if key and not (key.isascii() and key.isprintable() and " " not in key):
-        raise ConfigError(f"{API_KEY} (from {key_source}) contains a character that cannot be sent in an HTTP "
-                          "header; copy the key again from the provider's page.")
+        raise ConfigError(_("{name} (from {source}) contains a character that cannot be sent in an HTTP header; copy "
+                            "the key again from the provider's page.").format(name=API_KEY, source=key_source))
     settings = Settings(api_key=key or None, api_key_source=key_source if key else "", env_file=env_file,
                         sources=sources, **values)
     _validate(settings)
@@ -285,8 +285,9 @@ def _convert(name: str, kind: type, raw: str, source: str) -> Any:
     try:
         return int(raw.replace("_", "")) if kind is int else kind(raw)
     except ValueError:
-        what = "a whole number" if kind is int else "a number"
-        raise ConfigError(f"{name} must be {what}, got {raw!r} (from {source}).") from None
+        message = _("{name} must be a whole number, got {raw!r} (from {source}).") if kind is int \
+            else _("{name} must be a number, got {raw!r} (from {source}).")
+        raise ConfigError(message.format(name=name, raw=raw, source=source)) from None
 
 
 def _validate(s: Settings) -> None:
@@ -298,47 +299,50 @@ def _validate(s: Settings) -> None:
         return f"{ENV_NAMES[attr]}={shown} ({s.origin(attr)})"
 
     if not urlparse(s.base_url).scheme.startswith("http"):
-        raise ConfigError(f"{named('base_url')} must start with http:// or https://.")
+        raise ConfigError(_("{setting} must start with http:// or https://.").format(setting=named("base_url")))
     for attr in ("context_window", "max_output_tokens", "max_steps"):
         if getattr(s, attr) <= 0:
-            raise ConfigError(f"{named(attr)} must be greater than 0.")
+            raise ConfigError(_("{setting} must be greater than 0.").format(setting=named(attr)))
     if s.max_output_tokens >= s.context_window:
         if "max_output_tokens" not in s.sources:
-            raise ConfigError(f"{named('context_window')} leaves no room for an answer; give the model's real "
-                              "window in tokens.")
-        raise ConfigError(f"{named('max_output_tokens')} must be smaller than {named('context_window')}; "
-                          "leave it unset to derive it from the window.")
+            raise ConfigError(_("{setting} leaves no room for an answer; give the model's real window in tokens.")
+                              .format(setting=named("context_window")))
+        raise ConfigError(_("{setting} must be smaller than {window}; leave it unset to derive it from the window.")
+                          .format(setting=named("max_output_tokens"), window=named("context_window")))
     for attr in ("shell_timeout", "connect_timeout", "idle_timeout"):
         if getattr(s, attr) <= 0:
-            raise ConfigError(f"{named(attr)} must be a positive number of seconds.")
+            raise ConfigError(_("{setting} must be a positive number of seconds.").format(setting=named(attr)))
     for attr in ("max_retries", "retry_base_delay"):
         if getattr(s, attr) < 0:
-            raise ConfigError(f"{named(attr)} must not be negative.")
+            raise ConfigError(_("{setting} must not be negative.").format(setting=named(attr)))
     if s.temperature:
         try:
             float(s.temperature)
         except ValueError:
-            raise ConfigError(f"{named('temperature')} must be a number or empty.") from None
+            raise ConfigError(_("{setting} must be a number or empty.").format(setting=named("temperature"))) from None
     if s.working_budget < 0:
-        raise ConfigError(f"{named('working_budget')} must be 0 (no cap) or a positive number of tokens.")
+        raise ConfigError(_("{setting} must be 0 (no cap) or a positive number of tokens.").format(
+            setting=named("working_budget")))
     if not 0 < s.context_target < s.context_trigger <= 1:
-        raise ConfigError(f"{named('context_target')} and {named('context_trigger')} must satisfy "
-                          "0 < target < trigger <= 1.")
+        raise ConfigError(_("{target} and {trigger} must satisfy 0 < target < trigger <= 1.").format(
+            target=named("context_target"), trigger=named("context_trigger")))
     if s.mode not in ("", "auto", "ask", "yes"):
-        raise ConfigError(f"{named('mode')} must be auto, ask or yes.")
+        raise ConfigError(_("{setting} must be auto, ask or yes.").format(setting=named("mode")))
     if s.sandbox not in SANDBOX_CHOICES:
-        raise ConfigError(f"{named('sandbox')} must be one of {', '.join(SANDBOX_CHOICES)}.")
+        raise ConfigError(_("{setting} must be one of {choices}.").format(setting=named("sandbox"),
+                                                                        choices=", ".join(SANDBOX_CHOICES)))
     if s.network not in ("on", "off"):
-        raise ConfigError(f"{named('network')} must be on or off.")
+        raise ConfigError(_("{setting} must be on or off.").format(setting=named("network")))
     try:
         parse_patterns(s.network_allow)
     except ValueError as exc:
-        raise ConfigError(f"{named('network_allow')}: {exc} (expected host names or *.domain, comma-separated).") from None
+        raise ConfigError(_("{setting}: {problem} (expected host names or *.domain, comma-separated).").format(
+            setting=named("network_allow"), problem=exc)) from None
     try:
         parse_prices(s.prices)
     except ValueError as exc:
-        raise ConfigError(f"{named('prices')}: {exc} (expected model=hit/miss/output;..., "
-                          "USD per 1M tokens).") from None
+        raise ConfigError(_("{setting}: {problem} (expected model=hit/miss/output;..., USD per 1M tokens).").format(
+            setting=named("prices"), problem=exc)) from None
 
 
 def save_setting(env_file: Path, name: str, value: str) -> None:

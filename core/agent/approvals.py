@@ -21,6 +21,7 @@ from pathlib import Path
 from core import protocol as ev
 from core.agent.rules import AllowRules, rule_for
 from core.cancel import Cancel
+from core.i18n import N_, _
 from core.modes import ASK, YES
 from core.protocol import Emit
 from core.sandbox import SandboxInfo
@@ -50,22 +51,22 @@ class Decision:
 
 
 DECISIONS = (
-    Decision("once", "1", "y", "run once"),
-    Decision("session", "2", "a", "always, for this session"),
-    Decision("deny", "3", "n", "deny"),
-    Decision("deny_reason", "4", "", "deny, and tell the model why"),
-    Decision("workspace", "5", "w", "always, in this workspace"),  # offered with a rule to keep
+    Decision("once", "1", "y", N_("run once")),
+    Decision("session", "2", "a", N_("always, for this session")),
+    Decision("deny", "3", "n", N_("deny")),
+    Decision("deny_reason", "4", "", N_("deny, and tell the model why")),
+    Decision("workspace", "5", "w", N_("always, in this workspace")),  # offered with a rule to keep
 )
 _IDS = {d.id for d in DECISIONS}
 
-NOBODY_TO_ASK = "nobody can approve it in this mode; rerun with --yes to allow such actions"
+NOBODY_TO_ASK = N_("nobody can approve it in this mode; rerun with --yes to allow such actions")
 # --yes answers the gate's questions; it never lifts the sandbox: leaving it takes a person's yes
 # to that one command, or --no-sandbox.
-NOBODY_TO_UNCONFINE = ("nobody can approve running it outside the sandbox here (the yes mode answers the gate's "
-                       "questions, it never lifts the sandbox)")
+NOBODY_TO_UNCONFINE = N_("nobody can approve running it outside the sandbox here (the yes mode answers the gate's "
+                         "questions, it never lifts the sandbox)")
 # What a yes to an "unconfined" question gives the command, said in the question itself.
-UNCONFINED_GRANTS = ("outside the sandbox it runs with all of your rights: it can change or delete any of your files, "
-                     "read your keys and secrets, and use the network")
+UNCONFINED_GRANTS = N_("outside the sandbox it runs with all of your rights: it can change or delete any of your "
+                       "files, read your keys and secrets, and use the network")
 # The decisions an "unconfined" question offers: a yes to this one run, never an "always" (but what
 # a `Keeper` keeps, which names what it covers whole).
 _UNCONFINED_DECISIONS = ("once", "deny", "deny_reason")
@@ -185,7 +186,10 @@ def offered(request: ev.ApprovalRequested) -> tuple[Decision, ...]:
 
 def label(decision: Decision, request: ev.ApprovalRequested) -> str:
     """A decision as a question shows it: "always, in this workspace" names the rule it keeps."""
-    return f"{decision.label}: {request.rule}" if decision.id == "workspace" and request.rule else decision.label
+    shown = _(decision.label)
+    if decision.id == "workspace" and request.rule:
+        return _("{choice}: {rule}").format(choice=shown, rule=request.rule)
+    return shown
 
 
 @dataclass
@@ -280,7 +284,7 @@ class Approvals:
             return None if decision == "once" else reason
         if kind == "unconfined":
             rule = None
-            why = f"{why}; {UNCONFINED_GRANTS}"
+            why = f"{why}{_('; ')}{_(UNCONFINED_GRANTS)}"
         if keep is not None:
             rule = keep.rule
         choices = [d.__dict__ for d in DECISIONS if (d.id != "workspace" or rule)
@@ -323,10 +327,11 @@ class Approvals:
     def _refusal(self, kind: str, rule: str | None) -> str:
         """Why nobody could say yes, and how the user can allow it next time."""
         if kind == "unconfined":
-            return NOBODY_TO_UNCONFINE
+            return _(NOBODY_TO_UNCONFINE)
         if self.mode == ASK and rule and kind == "command":
-            return f"{NOBODY_TO_ASK}, or with --allow {rule!r} to allow such commands in this workspace"
-        return NOBODY_TO_ASK
+            return _("{nobody}, or with --allow {rule!r} to allow such commands in this workspace").format(
+                nobody=_(NOBODY_TO_ASK), rule=rule)
+        return _(NOBODY_TO_ASK)
 
     def _done(self, request_id: str, call: FunctionCall, decision: str, reason: str, by: str) -> None:
         self._emit(ev.ApprovalResolved(id=request_id, call_id=call.call_id, decision=decision, reason=reason, by=by))

@@ -38,6 +38,7 @@ from core.context import (
 )
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
+from core.i18n import _
 from core.modes import ASK
 from core.protocol import Emit
 from core.provider.assembler import TurnResult, Usage
@@ -154,8 +155,9 @@ class Agent:
                 error = result.error or ApiError("the response failed", kind="server")
                 correction = guard.correction(result, [tool["name"] for tool in self.tools])
                 if correction is not None:  # an unreadable answer: ask again, telling the model why
-                    self.emit(ev.Notice(kind="retry", message=f"{error.message}; asking the model again with a "
-                                        f"correction ({guard.unreadable} of {UNREADABLE_IN_A_ROW - 1})"))
+                    self.emit(ev.Notice(kind="retry", message=_(
+                        "{problem}; asking the model again with a correction ({count} of {most})").format(
+                            problem=error.message, count=guard.unreadable, most=UNREADABLE_IN_A_ROW - 1)))
                     continue
                 if error.kind == "model_output":
                     error = ApiError(guard.unreadable_stop(result), kind="stuck")
@@ -230,8 +232,8 @@ class Agent:
         result = self.client.stream(self._body([*self._shaped.items, *extra]), self.emit, cancel)
         if not _overflowed(result):
             return result
-        self.emit(ev.Notice(kind="context", message="the server says the request is too long for the "
-                              "model; shaping harder and retrying once"))
+        self.emit(ev.Notice(kind="context", message=_("the server says the request is too long for the model; shaping "
+                                                      "harder and retrying once")))
         self._shaped = self._shape(force=True)
         result = self.client.stream(self._body([*self._shaped.items, *extra]), self.emit, cancel)
         if _overflowed(result) and result.error is not None:
@@ -320,7 +322,7 @@ class Agent:
         self._cancel = cancel or Cancel()
         shaped = self.context.compact_now(self.history, self.instructions)
         if not shaped.actions:
-            return "Nothing to compact yet."
+            return _("Nothing to compact yet.")
         return "; ".join(shaped.actions)
 
     # -- history ----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from core.agent.agents_seen import AGENTS_FILE, AgentsSeen
 from core.config import Settings
+from core.i18n import model_instruction
 from core.tools.shell import detect_shell
 from core.tools.workspace import OutsideWorkspace, SymlinkLoop, Workspace
 
@@ -72,6 +73,8 @@ def build_instructions(root: Path, shell_dialect: str | None = None, *, agents: 
     system = f"{platform.system() or 'unknown OS'} {platform.release()}".strip()
     text = _BASE.format(os=system, root=root, shell=shell_dialect or detect_shell().dialect,
                         date=datetime.date.today().isoformat())
+    told = model_instruction()  # the user's language: fixed when the session starts, like the date
+    text += f"\n{told}" if told else ""
     found = (agents or read_agents_md(root)).text
     if found:
         heading = UNCONFIRMED if changed else f"Project instructions from {AGENTS_FILE} (follow them)"

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from core import __version__
 from core.cancel import Cancel
+from core.i18n import N_, _, ngettext
 from core.mcp.config import ServerConfig
 from core.mcp.sdk import load_client
 
@@ -162,12 +163,12 @@ class McpManager:
     def restart(self, name: str) -> str:
         entry = self._servers.get(name)
         if entry is None:
-            known = ", ".join(self._servers) or "none"
-            return f"There is no MCP server named {name!r} (configured: {known})."
+            known = ", ".join(self._servers) or _("none")
+            return _("There is no MCP server named {name!r} (configured: {known}).").format(name=name, known=known)
         if entry.state == WAITING:
-            return f"{name} has not been allowed to start (it comes from the workspace's .mcp.json)."
+            return _("{name} has not been allowed to start (it comes from the workspace's .mcp.json).").format(name=name)
         if not self._ensure_loop():
-            return f"Cannot restart {name}: {self._loop_error}"
+            return _("Cannot restart {name}: {problem}").format(name=name, problem=self._loop_error)
         entry.settled.clear()
         entry.auto_restarts = 0
         if entry.running:
@@ -412,7 +413,7 @@ async def _list_tools(server: str, session: Any) -> list[McpTool]:
 
     tools: list[McpTool] = []
     cursor = None
-    for _ in range(MAX_TOOL_PAGES):
+    for _page in range(MAX_TOOL_PAGES):
         page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
         for tool in page.tools:
             annotations = tool.annotations
@@ -459,9 +460,17 @@ def _unavailable(server: _Server) -> str:
     return f"the MCP server {name} is stopped"
 
 
+# The states as a person reads them.
+STATE_WORDS = {WAITING: N_("waiting"), STARTING: N_("starting"), READY: N_("ready"), RESTARTING: N_("restarting"),
+               FAILED: N_("failed"), STOPPED: N_("stopped")}
+
+
 def state_line(view: ServerView) -> str:
     if view.state == READY:
-        return f"ready with {len(view.tools)} tool{'s' if len(view.tools) != 1 else ''}"
+        return ngettext("ready with {count} tool", "ready with {count} tools", len(view.tools)).format(
+            count=len(view.tools))
     if view.state == WAITING:
-        return "not started: it comes from the workspace's .mcp.json and needs a yes (/mcp allow " + view.name + ")"
-    return f"{view.state}: {view.reason}" if view.reason else view.state
+        return _("not started: it comes from the workspace's .mcp.json and needs a yes (/mcp allow {name})").format(
+            name=view.name)
+    state = _(STATE_WORDS.get(view.state, view.state))
+    return f"{state}: {view.reason}" if view.reason else state

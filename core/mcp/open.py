@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.config import Settings
+from core.i18n import _
 from core.mcp.config import load_servers
 from core.mcp.consent import STORE_NAME, ConsentStore
 from core.mcp.manager import Confine, McpManager
@@ -44,11 +45,12 @@ def allow_workspace_server(tools: McpTools, name: str) -> str:
     """`/mcp allow NAME`: the user's yes for a waiting workspace server; starts it."""
     config = tools.configs.get(name)
     if config is None:
-        return f"There is no MCP server named {name!r}."
+        return _("There is no MCP server named {name!r}.").format(name=name)
     tools.unasked = [s for s in tools.unasked if s.name != name]
     failed = tools.consent.allow_server(config)
     tools.manager.start([name])
     kept = f" ({failed})" if failed else ""
-    where = " outside the sandbox, as its entry asks (\"trusted\": true)" if tools.manager.outside_the_sandbox(config) \
-        else ""
-    return f"Starting {name}{where} ({config.described}){kept}; /mcp shows when it is ready."
+    where = _(" outside the sandbox, as its entry asks (\"trusted\": true)") \
+        if tools.manager.outside_the_sandbox(config) else ""
+    return _("Starting {name}{where} ({how}){kept}; /mcp shows when it is ready.").format(
+        name=name, where=where, how=config.described, kept=kept)

@@ -17,6 +17,7 @@ from typing import Any
 from core import protocol as ev
 from core.agent.approvals import Keeper
 from core.cancel import Cancel
+from core.i18n import _
 from core.mcp.config import WORKSPACE_FILE, ServerConfig
 from core.mcp.consent import ConsentStore
 from core.mcp.manager import FAILED, McpManager, McpTool, McpUnavailable
@@ -53,13 +54,15 @@ class McpTools:
         if not self._waited:
             self.manager.wait_started(cancel, within=SILENT_WAIT)
             if self.manager.starting():
-                emit(ev.Notice(kind="info", message=f"MCP: waiting for {', '.join(self.manager.starting())} to start"))
+                emit(ev.Notice(kind="info", message=_("MCP: waiting for {names} to start").format(
+                    names=", ".join(self.manager.starting()))))
                 self.manager.wait_started(cancel)
             self._waited = True
         for view in self.manager.views():
             if view.state == FAILED and (view.name, view.reason) not in self._reported:
                 self._reported.add((view.name, view.reason))
-                emit(ev.Notice(kind="warning", message=f"MCP server {view.name} failed: {view.reason}"))
+                emit(ev.Notice(kind="warning", message=_("MCP server {name} failed: {problem}").format(
+                    name=view.name, problem=view.reason)))
         taken = set(self.reserved)
         tools: dict[str, Tool] = {}
         by_name: dict[str, McpTool] = {}
@@ -91,9 +94,10 @@ class McpTools:
             else:
                 refused.append((server.name, refusal))
         if refused:
-            names = ", ".join(name for name, _ in refused)
-            emit(ev.Notice(kind="warning", message=f"MCP: not starting {names} from the workspace's {WORKSPACE_FILE} "
-                                                   f"without a yes ({refused[0][1]}); /mcp allow NAME starts one"))
+            names = ", ".join(name for name, _why in refused)
+            emit(ev.Notice(kind="warning", message=_("MCP: not starting {names} from the workspace's {file} without a yes "
+                                                     "({why}); /mcp allow NAME starts one").format(
+                                                         names=names, file=WORKSPACE_FILE, why=refused[0][1])))
 
     def remember_always(self, name: str) -> str | None:
         """The user chose "always, in this workspace" for this tool; a sentence when it could not be kept."""

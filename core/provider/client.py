@@ -22,6 +22,7 @@ from core import __version__
 from core import protocol as ev
 from core.cancel import Cancel
 from core.config import Settings, is_loopback
+from core.i18n import _
 from core.protocol import Emit
 from core.provider._httpx import httpx
 from core.provider.assembler import TurnAssembler, TurnResult
@@ -92,9 +93,11 @@ class ResponsesClient:
             delay = self._delay(attempt, error.retry_after)
             if delay is None:
                 result.status, result.error = "error", error
-                error.message += f" (the server asked to wait {error.retry_after:.0f} s; not retrying)"
+                error.message += _(" (the server asked to wait {seconds:.0f} s; not retrying)").format(
+                    seconds=error.retry_after)
                 return result
-            emit(ev.Notice(kind="retry", message=f"{error.message}; retrying in {_seconds(delay)}, attempt {attempt + 1} of {attempts}",
+            emit(ev.Notice(kind="retry", message=_("{problem}; retrying in {delay}, attempt {attempt} of {attempts}").format(
+                problem=error.message, delay=_seconds(delay), attempt=attempt + 1, attempts=attempts),
                              delay=round(delay, 3), attempt=attempt + 1, max_attempts=attempts,
                              error_kind=error.kind))
             if self._wait(delay, cancel):
@@ -250,7 +253,7 @@ class _Malformed:
     def note(self) -> None:
         if not self._said:
             self._said = True
-            self._emit(ev.Notice(kind="warning", message="skipped a malformed event from the server"))
+            self._emit(ev.Notice(kind="warning", message=_("skipped a malformed event from the server")))
 
 
 def _shutdown(sockets: list[socket.socket]) -> None:

@@ -9,6 +9,7 @@ import socket
 import ssl
 from typing import TYPE_CHECKING, Any
 
+from core.i18n import _
 from core.provider.overflow import is_context_overflow
 
 if TYPE_CHECKING:
@@ -80,45 +81,53 @@ def from_http(status: int, body: bytes, key_source: str = "") -> ApiError:
     if _UNREADABLE_OUTPUT.search(message):
         return unreadable_output(message, code, etype, status)
     if status == 401:
-        where = f" (the key came from {key_source})" if key_source else ""
-        return ApiError(f"The API key was rejected{where}: {message}", kind="auth", status=status,
+        where = _(" (the key came from {source})").format(source=key_source) if key_source else ""
+        return ApiError(_("The API key was rejected{where}: {message}").format(where=where, message=message),
+                        kind="auth", status=status,
                         code=code, type=etype)
     if status == 402:
-        return ApiError(f"The account's balance is exhausted; top it up to continue: {message}",
+        return ApiError(_("The account's balance is exhausted; top it up to continue: {message}").format(message=message),
                         kind="balance", status=status, code=code, type=etype)
     if status == 403:
-        return ApiError(f"Access denied (HTTP 403): {message}", kind="auth", status=status, code=code, type=etype)
+        return ApiError(_("Access denied (HTTP 403): {message}").format(message=message), kind="auth", status=status,
+                        code=code, type=etype)
     if is_context_overflow(code, etype, message):
-        return ApiError(f"The request is too long for the model: {message}", kind="context_overflow",
-                        status=status, code=code, type=etype)
+        return ApiError(_("The request is too long for the model: {message}").format(message=message),
+                        kind="context_overflow", status=status, code=code, type=etype)
     if status == 429:
-        return ApiError(f"Rate limited (HTTP 429): {message}", kind="rate_limit", status=status, code=code,
+        return ApiError(_("Rate limited (HTTP 429): {message}").format(message=message), kind="rate_limit",
+                        status=status, code=code,
                         type=etype, retryable=True)
     if status >= 500 or status in RETRYABLE_STATUS:
-        return ApiError(f"Server error (HTTP {status}): {message}", kind="server", status=status, code=code,
+        return ApiError(_("Server error (HTTP {status}): {message}").format(status=status, message=message),
+                        kind="server", status=status, code=code,
                         type=etype, retryable=True)
-    return ApiError(f"The server refused the request (HTTP {status}): {message}", kind="invalid_request",
+    return ApiError(_("The server refused the request (HTTP {status}): {message}").format(status=status, message=message),
+                    kind="invalid_request",
                     status=status, code=code, type=etype)
 
 
 def from_stream(payload: Any) -> ApiError:
     """An `error` event or `response.failed` inside a 200 stream."""
     message, code, etype = error_fields(payload)
-    message = message or "the server reported a failure without a message"
+    message = message or _("the server reported a failure without a message")
     if _UNREADABLE_OUTPUT.search(message):
         return unreadable_output(message, code, etype)
     if is_context_overflow(code, etype, message):
-        return ApiError(f"The request is too long for the model: {message}", kind="context_overflow",
-                        code=code, type=etype)
+        return ApiError(_("The request is too long for the model: {message}").format(message=message),
+                        kind="context_overflow", code=code, type=etype)
     if code in ("insufficient_quota",) or etype == "insufficient_quota":
-        return ApiError(f"The account's quota is exhausted: {message}", kind="balance", code=code, type=etype)
+        return ApiError(_("The account's quota is exhausted: {message}").format(message=message), kind="balance",
+                        code=code, type=etype)
     retryable = code in RETRYABLE_CODES or etype in RETRYABLE_CODES
-    return ApiError(f"The server failed the response: {message}", kind="server" if retryable else "invalid_request",
+    return ApiError(_("The server failed the response: {message}").format(message=message),
+                    kind="server" if retryable else "invalid_request",
                     code=code, type=etype, retryable=retryable)
 
 
 def unreadable_output(message: str, code: str | None, etype: str | None, status: int | None = None) -> ApiError:
-    return ApiError(f"The server could not parse the model's answer: {message}", kind="model_output",
+    return ApiError(_("The server could not parse the model's answer: {message}").format(message=message),
+                    kind="model_output",
                     status=status, code=code, type=etype)
 
 
@@ -140,22 +149,23 @@ def from_connect(exc: BaseException, settings: Settings) -> ApiError:
     cause = _root(exc)
     if isinstance(cause, socket.gaierror):
         if cause.errno in _TRANSIENT_LOOKUP:
-            return ApiError(f"Cannot look up the server's name in {where} right now ({cause.strerror}); "
-                            "the network or its name server may be down", kind="network", retryable=True)
-        return ApiError(f"The server's name in {where} does not exist ({cause.strerror}); check the spelling "
-                        "of the URL", kind="network")
+            return ApiError(_("Cannot look up the server's name in {where} right now ({problem}); the network or "
+                              "its name server may be down").format(where=where, problem=cause.strerror),
+                            kind="network", retryable=True)
+        return ApiError(_("The server's name in {where} does not exist ({problem}); check the spelling of the "
+                          "URL").format(where=where, problem=cause.strerror), kind="network")
     if isinstance(cause, ConnectionRefusedError) or getattr(cause, "errno", None) == errno.ECONNREFUSED:
         if is_loopback(settings.base_url):
-            return ApiError(f"Nothing is listening at {where}: start the local server, or fix the port",
-                            kind="network")
-        return ApiError(f"The server at {where} refused the connection; it may be restarting",
+            return ApiError(_("Nothing is listening at {where}: start the local server, or fix the port").format(
+                where=where), kind="network")
+        return ApiError(_("The server at {where} refused the connection; it may be restarting").format(where=where),
                         kind="network", retryable=True)
     if isinstance(cause, ssl.SSLCertVerificationError):
-        return ApiError(f"The certificate of the server at {where} cannot be verified ({cause.verify_message})",
-                        kind="network")
+        return ApiError(_("The certificate of the server at {where} cannot be verified ({problem})").format(
+            where=where, problem=cause.verify_message), kind="network")
     detail = f"{type(exc).__name__}: {cause}" if str(cause) else type(exc).__name__
-    return ApiError(f"Cannot reach the server at {where} ({detail}); the network may be down",
-                    kind="network", retryable=True)
+    return ApiError(_("Cannot reach the server at {where} ({problem}); the network may be down").format(
+        where=where, problem=detail), kind="network", retryable=True)
 
 
 def _root(exc: BaseException) -> BaseException:

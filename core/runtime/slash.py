@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import get_args
 
 from core import protocol as ev
+from core.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,8 @@ Parsed = ev.CommandOp | Local | Usage
 
 def _none(make: Callable[[], ev.CommandOp]) -> Callable[[str, str], Parsed]:
     """A command that takes no argument."""
-    return lambda name, arg: Usage(name, f"{name} takes no argument, got {arg!r}.") if arg else make()
+    return lambda name, arg: Usage(name, _("{command} takes no argument, got {arg!r}.").format(
+        command=name, arg=arg)) if arg else make()
 
 
 def _mode(name: str, arg: str) -> Parsed:
@@ -42,7 +44,7 @@ def _mode(name: str, arg: str) -> Parsed:
     word = arg.split()[0].lower()
     modes = get_args(ev.Mode)
     if word not in (*modes, "next"):
-        return Usage(name, f"Unknown mode {word!r}: the modes are {', '.join(modes)}.")
+        return Usage(name, _("Unknown mode {word!r}: the modes are {modes}.").format(word=word, modes=", ".join(modes)))
     return ev.SetMode(mode=word)  # type: ignore[arg-type]
 
 
@@ -51,60 +53,60 @@ def _diff(name: str, arg: str) -> Parsed:
         return ev.ShowDiff()
     if arg.lower() in ("last", "turn", "-1"):
         return ev.ShowDiff(last=True)
-    return Usage(name, f"/diff shows the session's changes, /diff last the last turn's; got {arg!r}.")
+    return Usage(name, _("/diff shows the session's changes, /diff last the last turn's; got {arg!r}.").format(arg=arg))
 
 
 def _undo(name: str, arg: str) -> Parsed:
     try:
         turns = int(arg) if arg else 1
     except ValueError:
-        return Usage(name, f"/undo takes a number of turns, got {arg!r}.")
+        return Usage(name, _("/undo takes a number of turns, got {arg!r}.").format(arg=arg))
     if turns < 1:
-        return Usage(name, "/undo takes a number of turns of at least 1.")
+        return Usage(name, _("/undo takes a number of turns of at least 1."))
     return ev.Undo(turns=turns)
 
 
 def _mcp(name: str, arg: str) -> Parsed:
-    verb, _, server = arg.partition(" ")
+    verb, _sep, server = arg.partition(" ")
     server = server.strip()
     if not verb:
         return ev.ShowMcp()
     if verb in ("restart", "allow"):
         if not server:
-            return Usage(name, f"Usage: /mcp {verb} NAME")
+            return Usage(name, _("Usage: /mcp {verb} NAME").format(verb=verb))
         return ev.McpRestart(server=server) if verb == "restart" else ev.McpAllow(server=server)
-    return Usage(name, f"Unknown /mcp command {verb!r}: /mcp, /mcp restart NAME, /mcp allow NAME.")
+    return Usage(name, _("Unknown /mcp command {verb!r}: /mcp, /mcp restart NAME, /mcp allow NAME.").format(verb=verb))
 
 
 COMMANDS: dict[str, tuple[Callable[[str, str], Parsed], str]] = {
-    "/help": (Local, "show this list"),
-    "/context": (_none(ev.ShowContext), "what the next request holds, by source, against the budget"),
-    "/mcp": (_mcp, "MCP servers and their tools; /mcp restart NAME, /mcp allow NAME"),
-    "/compact": (_none(ev.Compact), "summarise older turns now to free context"),
-    "/clear": (_none(ev.NewSession), "start a new conversation (the current one stays saved)"),
+    "/help": (Local, N_("show this list")),
+    "/context": (_none(ev.ShowContext), N_("what the next request holds, by source, against the budget")),
+    "/mcp": (_mcp, N_("MCP servers and their tools; /mcp restart NAME, /mcp allow NAME")),
+    "/compact": (_none(ev.Compact), N_("summarise older turns now to free context")),
+    "/clear": (_none(ev.NewSession), N_("start a new conversation (the current one stays saved)")),
     "/model": (lambda name, arg: ev.SetModel(model=arg.split()[0] if arg else None),
-               "show the model, or switch: /model NAME"),
-    "/mode": (_mode, "show the approval mode, or switch: /mode auto|ask|yes"),
-    "/diff": (_diff, "what the agent changed: /diff (session), /diff last"),
-    "/undo": (_undo, "put files back as before the last turn: /undo [N]"),
-    "/sessions": (_none(ev.ListSessions), "list saved sessions"),
+               N_("show the model, or switch: /model NAME")),
+    "/mode": (_mode, N_("show the approval mode, or switch: /mode auto|ask|yes")),
+    "/diff": (_diff, N_("what the agent changed: /diff (session), /diff last")),
+    "/undo": (_undo, N_("put files back as before the last turn: /undo [N]")),
+    "/sessions": (_none(ev.ListSessions), N_("list saved sessions")),
     "/resume": (lambda name, arg: ev.Resume(session=arg.split()[0] if arg else None),
-                "continue a saved session: /resume [ID] (latest without ID)"),
-    "/exit": (Local, "quit (Ctrl-D works too)"),
-    "/quit": (Local, "quit"),
+                N_("continue a saved session: /resume [ID] (latest without ID)")),
+    "/exit": (Local, N_("quit (Ctrl-D works too)")),
+    "/quit": (Local, N_("quit")),
 }
 
 
 def parse(line: str, local: tuple[str, ...] = ()) -> Parsed:
     """`line` (it starts with "/") as an op, a `Local` (also for the front end's own `local` names),
     or a `Usage`."""
-    name, _, arg = line.strip().partition(" ")
+    name, _sep, arg = line.strip().partition(" ")
     name, arg = name.lower(), arg.strip()
     if name in local:
         return Local(name, arg)
     entry = COMMANDS.get(name)
     if entry is None:
-        return Usage(name, f"Unknown command {name}; /help lists them.")
+        return Usage(name, _("Unknown command {command}; /help lists them.").format(command=name))
     return entry[0](name, arg)
 
 
@@ -115,4 +117,4 @@ def command_docs(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def help_lines(extra: dict[str, str] | None = None) -> list[str]:
     """/help's list."""
-    return ["Commands:"] + [f"  {name:<12} {doc}" for name, doc in command_docs(extra).items()]
+    return [_("Commands:")] + [f"  {name:<12} {_(doc)}" for name, doc in command_docs(extra).items()]

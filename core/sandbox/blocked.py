@@ -14,21 +14,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.i18n import N_, _
 from core.sandbox.policy import Policy
 
+# glibc's own words too, as a Chinese locale has its commands say them (zh_CN: EACCES, EPERM, EROFS, ENOENT).
 _DENIAL = re.compile(r"permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b"
-                     r"|\bEROFS\b", re.IGNORECASE)
+                     r"|\bEROFS\b|权限不够|不允许的操作|只读文件系统", re.IGNORECASE)
 _QUOTED = re.compile(r"""['"‘’`“]([^'"‘’`“”\n]{1,4096})['"‘’“”]""")
 _BARE = re.compile(r"(?:^|[\s:(=])((?:~|\.{1,2})?/[^\s:'\"),]*|\.{1,2}/[^\s:'\"),]*)")
 # Under bubblewrap a hidden path is absent: "missing" is the sandbox's doing when the path exists outside.
-_MISSING = re.compile(r"no such file or directory|directory nonexistent|\bENOENT\b", re.IGNORECASE)
+_MISSING = re.compile(r"no such file or directory|directory nonexistent|\bENOENT\b|没有那个文件或目录", re.IGNORECASE)
 _SIGNAL = re.compile(r"\bkill\b", re.IGNORECASE)
 _NETWORK = re.compile(r"connect|bind|socket|network|urlopen|ECONNREFUSED|Failed to connect", re.IGNORECASE)
 MAX_SHOWN = 5
 
 
-SIGNALS = "signals to processes outside the sandbox"
-NETWORK = "network"
+SIGNALS = N_("signals to processes outside the sandbox")
+NETWORK = N_("network")
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,9 @@ class Blocked:
     def describe(self) -> str:
         parts = []
         if self.paths:
-            parts.append(f"access to {_shown(self.paths)}")
-        parts.extend(self.actions)
-        return " and ".join(parts)
+            parts.append(_("access to {paths}").format(paths=_shown(self.paths)))
+        parts.extend(_(action) for action in self.actions)
+        return _(" and ").join(parts)
 
 
 def how_to_allow(kept_out: Iterable[Path], actions: Iterable[str], policy: Policy) -> str:
@@ -55,28 +57,32 @@ def how_to_allow(kept_out: Iterable[Path], actions: Iterable[str], policy: Polic
     ways: list[str] = []
     kept_out = list(kept_out)
     shared_temp = [p for p in kept_out if policy.in_shared_temp(p)] if policy.temp is not None else []
-    hint = (f"{_shown([str(p) for p in shared_temp])} is in a shared temp folder commands may not write: "
-            f"write to $TMPDIR ({policy.temp}), the session's own temp folder, instead. ") if shared_temp else ""
+    hint = _("{paths} is in a shared temp folder commands may not write: write to $TMPDIR ({temp}), the session's "
+             "own temp folder, instead. ").format(paths=_shown([str(p) for p in shared_temp]), temp=policy.temp) \
+        if shared_temp else ""
     secret = [str(p) for p in kept_out if policy.is_denied(p)]
     folders = list(dict.fromkeys(str(_folder(p)) for p in kept_out
                                  if not policy.is_denied(p) and p not in shared_temp))
     if folders:
-        ways.append(f"let commands write {_shown(folders)} by starting the agent with AGENT_SANDBOX_WRITABLE="
-                    f"{os.pathsep.join(folders[:MAX_SHOWN])} (in the environment or the .env)")
+        ways.append(_("let commands write {paths} by starting the agent with AGENT_SANDBOX_WRITABLE={value} (in the "
+                      "environment or the .env)").format(paths=_shown(folders), value=os.pathsep.join(folders[:MAX_SHOWN])))
     unread = list(dict.fromkeys(str(_folder(p)) for p in kept_out if not policy.is_denied(p)
                                 and not policy.may_read(p)))
     if unread:
-        ways.append(f"let commands read {_shown(unread)} by starting the agent with AGENT_SANDBOX_READABLE="
-                    f"{os.pathsep.join(unread[:MAX_SHOWN])} (the home folder and the workspace's neighbours are "
-                    "unreadable but for what tools need)")
+        ways.append(_("let commands read {paths} by starting the agent with AGENT_SANDBOX_READABLE={value} (the home "
+                      "folder and the workspace's neighbours are unreadable but for what tools need)").format(
+                          paths=_shown(unread), value=os.pathsep.join(unread[:MAX_SHOWN])))
     if secret:
-        ways.append(f"{_shown(secret)} is a secret place no confined command may read; only --no-sandbox lifts that")
+        ways.append(_("{paths} is a secret place no confined command may read; only --no-sandbox lifts that").format(
+            paths=_shown(secret)))
     if NETWORK in actions:
-        ways.append("the network is off for commands (--no-network, AGENT_NETWORK=off); starting without it allows it")
+        ways.append(_("the network is off for commands (--no-network, AGENT_NETWORK=off); starting without it "
+                      "allows it"))
     if SIGNALS in actions:
-        ways.append("only --no-sandbox lets a command signal processes it did not start")
-    ways.append(("or " if ways else "") + "run the whole session unconfined with --no-sandbox")
-    return hint + "The user can " + "; ".join(ways) + "."
+        ways.append(_("only --no-sandbox lets a command signal processes it did not start"))
+    ways.append(_("or run the whole session unconfined with --no-sandbox") if ways
+                else _("run the whole session unconfined with --no-sandbox"))
+    return hint + _("The user can {ways}.").format(ways=_("; ").join(ways))
 
 
 def _folder(path: Path) -> Path:

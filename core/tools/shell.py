@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 from core import protocol as ev
 from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
+from core.i18n import _
 from core.prune import prune
 from core.sandbox import Confinement, confine, sandbox_denial
 from core.sandbox.blocked import how_to_allow
@@ -278,17 +279,19 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if ctx.cancel.cancelled:
         return ToolResult("interrupted by the user before it ran", status="error", meta={"command": command})
     if question is not None and question.kind == "unconfined":
-        refusal = (ctx.approve_unconfined or ctx.approve)(f"run outside the sandbox: {command}",
-                                                          f"the sandbox would block it: {question.reason}")
+        refusal = (ctx.approve_unconfined or ctx.approve)(
+            _("run outside the sandbox: {command}").format(command=command),
+            _("the sandbox would block it: {why}").format(why=_(question.reason)))
         if refusal is None:
             confinement = None
     else:
-        refusal = ctx.approve(f"run: {command}", question.reason) if question else None
+        refusal = ctx.approve(_("run: {command}").format(command=command), question.reason) if question else None
     if refusal is not None:
         allow = (how_to_allow(question.paths, (), confinement.policy) + " "
                  if question is not None and question.kind == "unconfined" and confinement else "")
-        return ToolResult(f"refused: {_refused_because(question, ctx.mode)} and was not approved ({refusal}). {allow}"
-                          "Find a narrower, reversible way, or ask the user to run it themselves.",
+        return ToolResult(_("refused: {because} and was not approved ({refusal}). {allow}Find a narrower, reversible "
+                            "way, or ask the user to run it themselves.").format(
+                              because=_refused_because(question, ctx.mode), refusal=refusal, allow=allow),
                           status="refused", meta={"command": command})
     # The model may ask for less time, never more than the user allows (AGENT_SHELL_TIMEOUT).
     timeout = min(max(float(args.get("timeout") or ctx.settings.shell_timeout), 1.0), ctx.settings.shell_timeout)
@@ -297,17 +300,18 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     sandbox_note = ""
     if blocked is not None:
         approve = ctx.approve_unconfined or ctx.approve
-        refusal = approve(f"run outside the sandbox: {command}", f"the sandbox blocked {blocked.describe()}")
+        refusal = approve(_("run outside the sandbox: {command}").format(command=command),
+                          _("the sandbox blocked {what}").format(what=blocked.describe()))
         if refusal is None:
             run, output, archive_id, dropped = _execute(command, ctx, timeout, None)
             sandbox_note = (f"[the sandbox blocked {blocked.describe()}; the user allowed running it outside "
                             "the sandbox, and this is the output of that second run]\n")
         else:
-            sandbox_note = (f"[blocked by the sandbox: {blocked.describe()} is outside what commands may touch "
-                            "(they write only in the workspace and the session's temp folder, $TMPDIR, and never read "
-                            "secrets). Running it "
-                            f"outside the sandbox was not approved: {refusal}. "
-                            f"{how_to_allow(blocked.kept_out, blocked.actions, confinement.policy)}]\n")
+            sandbox_note = "[" + _("blocked by the sandbox: {what} is outside what commands may touch (they write only "
+                                   "in the workspace and the session's temp folder, $TMPDIR, and never read secrets). "
+                                   "Running it outside the sandbox was not approved: {refusal}. {how}").format(
+                what=blocked.describe(), refusal=refusal,
+                how=how_to_allow(blocked.kept_out, blocked.actions, confinement.policy)) + "]\n"
     pruned = prune(output, command=command, exit_code=run.exit_code, archive_id=archive_id,
                    budget_chars=ctx.result_chars)
     text = sandbox_note + pruned.text
@@ -341,13 +345,14 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 def _refused_because(question: Question | None, mode: str) -> str:
     if question is None:
-        return "the command"
+        return _("the command")
     if question.reason == NOT_KNOWN_READ_ONLY:
-        return f"in the {mode} mode only known read-only commands and the user's allow rules run unasked"
+        return _("in the {mode} mode only known read-only commands and the user's allow rules run unasked").format(
+            mode=mode)
     if question.kind == "unconfined":
-        return (f"the sandbox would block this command ({question.reason}: commands write only in the workspace "
-                "and the session's temp folder, $TMPDIR), running it outside the sandbox")
-    return f"this command looks destructive ({question.reason})"
+        return _("the sandbox would block this command ({why}: commands write only in the workspace and the "
+                 "session's temp folder, $TMPDIR), running it outside the sandbox").format(why=_(question.reason))
+    return _("this command looks destructive ({why})").format(why=_(question.reason))
 
 
 def _execute(command: str, ctx: ToolContext, timeout: float,

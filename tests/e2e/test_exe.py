@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TEST_KEY
+from tests.support.chinese_ui import CHINESE_LOCALE
 from tests.support.paths import ROOT, TESTS
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 from tests.support.terminal import Terminal, needs_tmux
@@ -345,3 +346,15 @@ def test_a_fatal_error_waits_for_enter_only_when_the_window_would_close(exe: Exe
         assert exe.wine or "Press Enter" not in screen
     finally:
         term.close()
+
+
+def test_the_exe_speaks_chinese_under_a_chinese_locale(exe: Exe, tmp_path: Path, server: ScriptedServer) -> None:
+    """The bundled catalog: a Chinese locale (under wine also the ANSI code page 936) gets the plain
+    REPL's words in Chinese, with nothing set but the locale."""
+    server.add(Reply(text_events("一行回答")))
+    app = exe.install(tmp_path / "app", DEEPSEEK_API_KEY=TEST_KEY, DEEPSEEK_BASE_URL=server.url)
+    done = app.run(["--plain"], tmp_path, stdin="问一行\n/mode 不存在\n".encode(), **CHINESE_LOCALE)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 0, err
+    assert done.stdout.decode("utf-8").strip() == "一行回答"
+    assert "输入任务；/help 查看命令；Ctrl-D 或 /exit 退出。" in err and "未知模式 '不存在'" in err, err

@@ -36,7 +36,7 @@ def run_agent(args: list[str], server_url: str, tmp_path: Path, stdin: bytes | N
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("DEEPSEEK_", "AGENT_"))}
     environ.update({"DEEPSEEK_BASE_URL": server_url, "DEEPSEEK_API_KEY": TEST_KEY,
                     "AGENT_SESSIONS_DIR": str(tmp_path / "sessions"), "AGENT_RETRY_BASE_DELAY": "0.05",
-                    "PYTHONUTF8": "0", "NO_COLOR": "1", **(env or {})})
+                    "PYTHONUTF8": "0", "NO_COLOR": "1", "DEEPSEEK_LANG": "en", **(env or {})})
     done = subprocess.run([sys.executable, *launcher, str(AGENT), "--cwd", str(workspace), *args], input=stdin,
                           capture_output=True, env=environ, timeout=timeout, check=False, creationflags=creationflags)
     # Windows ends printed lines with \r\n: compare text, not line endings.

@@ -67,7 +67,7 @@ class Terminal:
 def terminal_env(url: str, tmp_path: Path, **extra: str) -> dict[str, str]:
     """The agent's environment in tmux: the test key and server, sessions under `tmp_path`."""
     return {"DEEPSEEK_BASE_URL": url, "DEEPSEEK_API_KEY": TEST_KEY, "AGENT_SESSIONS_DIR": str(tmp_path / "s"),
-            "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "LANG": "C.UTF-8", **extra}
+            "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "LANG": "C.UTF-8", "DEEPSEEK_LANG": "en", **extra}
 
 
 def agent_command(workspace: Path, *flags: str, agent: Path = AGENT) -> str:
@@ -86,11 +86,12 @@ def app_copy(tmp_path: Path) -> Path:
 
 @contextmanager
 def agent_terminal(script: list[Reply], tmp_path: Path, workspace: Path, *flags: str, ready: str = "Type a task",
-                   agent: Path = AGENT, width: int = 160, height: int = 50) -> Iterator[tuple[Terminal, ScriptedServer]]:
-    """The agent (with `flags`, e.g. --plain) in tmux against a server playing `script`, once `ready`
-    is on screen; the tmux session is closed however the test ends."""
+                   agent: Path = AGENT, width: int = 160, height: int = 50,
+                   env: dict[str, str] | None = None) -> Iterator[tuple[Terminal, ScriptedServer]]:
+    """The agent (with `flags`, e.g. --plain, and `env` over the usual environment) in tmux against a
+    server playing `script`, once `ready` is on screen; the tmux session is closed however the test ends."""
     with ScriptedServer(script) as server:
-        term = Terminal(agent_command(workspace, *flags, agent=agent), terminal_env(server.url, tmp_path),
+        term = Terminal(agent_command(workspace, *flags, agent=agent), terminal_env(server.url, tmp_path, **(env or {})),
                         width=width, height=height)
         try:
             term.wait_for(ready)

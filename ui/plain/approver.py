@@ -10,6 +10,7 @@ from typing import TextIO
 
 from core import protocol as ev
 from core.agent.approvals import compact_action, label, offered, parse_decision, wrap
+from core.i18n import _
 from ui.plain.interrupts import InterruptHandler
 from ui.terminal import read_line
 
@@ -44,23 +45,26 @@ class TerminalApprover:
         rows = [row for line in request.action.rstrip("\n").split("\n") for row in wrap(line, width)]
         choices = offered(request)
         options = " · ".join(f"{d.key} {label(d, request)}" + (f" ({d.alias})" if d.alias else "") for d in choices)
-        text = f"\n? Approval needed: {request.reason}\n" + "".join(f"{GUTTER}{row}\n" for row in rows)
+        reason = _(request.reason)  # a gate's fixed reason has its translation
+        text = "\n? " + _("Approval needed: {reason}").format(reason=reason) + "\n" + "".join(
+            f"{GUTTER}{row}\n" for row in rows)
         if len(rows) > max(4, lines - 10):
             # Longer than the screen: its start scrolled away. Below it, the risky lines again (each
             # from the whole command above) and why it asks, so both are on screen with the question.
             summary = compact_action(request.action, request.command, request.cwd, line_chars=width)
-            text += (f"  ↑ the whole command is above ({len(rows)} rows); its first, last and risky lines:\n"
+            text += ("  ↑ " + _("the whole command is above ({count} rows); its first, last and risky lines:").format(
+                         count=len(rows)) + "\n"
                      + "".join(f"{SUMMARY}{row}\n" for line in summary.split("\n") for row in wrap(line, width))
-                     + f"  why it asks: {request.reason}\n")
-        self.stream.write(text + f"  {options}\n  Allow it? [y/N] ")
+                     + "  " + _("why it asks: {reason}").format(reason=reason) + "\n")
+        self.stream.write(text + f"  {options}\n  " + _("Allow it? [y/N] "))
         self.stream.flush()
         answer = self._read()
         decision = parse_decision(answer or "", choices) or "deny"
         if decision == "deny_reason":
-            self.stream.write("  Why (the model is told)? ")
+            self.stream.write("  " + _("Why (the model is told)? "))
             self.stream.flush()
             return decision, (self._read() or "").strip()
-        return decision, "" if decision != "deny" else "the user said no"
+        return decision, "" if decision != "deny" else _("the user said no")
 
     def _read(self) -> str | None:
         try:

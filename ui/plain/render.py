@@ -7,6 +7,8 @@ import sys
 from typing import Any, TextIO
 
 from core import protocol as ev
+from core.i18n import _
+from ui.reports import TOOL_STATUS
 
 DIM, RED, YELLOW, CYAN, RESET = "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[0m"
 PREVIEW_LINES = 4
@@ -57,7 +59,7 @@ class PlainEmitter:
         match event:
             case ev.ReasoningDelta(delta=delta):
                 if not self._in_reasoning:
-                    self._err("thinking: ", DIM, end="")
+                    self._err(_("thinking: "), DIM, end="")
                     self._in_reasoning = True
                 self._err(delta, DIM, end="")
             case ev.ReasoningDone():
@@ -82,36 +84,38 @@ class PlainEmitter:
             case ev.ToolFinished(status=status, result=result, duration=duration):
                 first = (result or "").strip().splitlines()[:1]
                 mark = "✓" if status == "ok" else "✗"
-                summary = f"  {mark} {status} ({duration:.1f} s)" + (f": {cut(first[0], 160)}" if first else "")
+                summary = f"  {mark} {_(TOOL_STATUS.get(status, status))} ({duration:.1f} s)" + (
+                    f": {cut(first[0], 160)}" if first else "")
                 self._err(summary, DIM if status == "ok" else YELLOW)
             case ev.CompactionStarted(items=items):
                 self._end_reasoning()
-                self._err(f"! summarising {items} older items to free context…", DIM)
+                self._err("! " + _("summarising {count} older items to free context…").format(count=items), DIM)
             case ev.CompactionDone(status=status, output_tokens=tokens, message=message):
                 if status == "ok":
-                    self._err(f"  summary written ({tokens:,} tokens)", DIM)
+                    self._err("  " + _("summary written ({tokens:,} tokens)").format(tokens=tokens), DIM)
                 else:
-                    self._err(f"! the summary failed: {message}", YELLOW)
+                    self._err("! " + _("the summary failed: {problem}").format(problem=message), YELLOW)
             case ev.ApprovalResolved(by="session"):
-                self._err("  allowed (always, for this session)", DIM)
+                self._err("  " + _("allowed (always, for this session)"), DIM)
             case ev.SessionOpened(resumed=True, history=history):
                 users = sum(1 for entry in history if entry.get("kind") == "user")
-                self._err(f"  {users} earlier messages in this session", DIM)
+                self._err("  " + _("{count} earlier messages in this session").format(count=users), DIM)
             case ev.UsageReported() if not self.one_shot:
-                self._err(f"  tokens: in {event.input_tokens:,} (cached {event.cached_tokens:,}), "
-                          f"out {event.output_tokens:,}" + _context_part(event), DIM)
+                self._err("  " + _("tokens: in {input:,} (cached {cached:,}), out {output:,}").format(
+                    input=event.input_tokens, cached=event.cached_tokens, output=event.output_tokens)
+                    + _context_part(event), DIM)
             case ev.Notice(message=message):
                 self._end_reasoning()
                 self._err(f"! {message}", YELLOW)
             case ev.Error(message=message):
                 self._end_reasoning()
-                self._err(f"error: {message}", RED)
+                self._err(_("error: {problem}").format(problem=message), RED)
             case ev.InternalError(message=message):
                 self._end_reasoning()
-                self._err(f"error: the agent hit a bug ({message}); the session goes on", RED)
+                self._err(_("error: the agent hit a bug ({problem}); the session goes on").format(problem=message), RED)
             case ev.Aborted(reason=reason):
                 self._end_reasoning()
-                self._err(f"interrupted: {reason}", YELLOW)
+                self._err(_("interrupted: {reason}").format(reason=reason), YELLOW)
             case ev.Done(text=text):
                 self._done(text)
             case _:
@@ -139,7 +143,7 @@ class PlainEmitter:
 
 def _context_part(usage: ev.UsageReported) -> str:
     used, budget = usage.context_tokens, usage.budget_tokens
-    part = f"; context {used:,}/{budget:,}" if used and budget else ""
+    part = _("; context {used:,}/{budget:,}").format(used=used, budget=budget) if used and budget else ""
     if usage.session_cost_usd is not None:
-        part += f"; session ${usage.session_cost_usd:.4f}"
+        part += _("; session ${cost:.4f}").format(cost=usage.session_cost_usd)
     return part

@@ -14,8 +14,11 @@ from typing import TextIO
 
 from core import __version__
 from core import protocol as ev
+from core.i18n import _
 from core.runtime.runtime import Runtime
 from core.runtime.slash import Local, Usage, help_lines, parse
+from ui.language import COMMAND as LANG_COMMAND
+from ui.language import lang_command
 from ui.plain.approver import TerminalApprover
 from ui.plain.interrupts import InterruptHandler
 from ui.reports import answer_text
@@ -111,7 +114,8 @@ def _repl(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler, appro
           err: TextIO) -> int:
     session = sink.session  # already through the runtime's sanitiser, as every event is
     where = f" · {session.model} · {session.workspace}" if session else ""
-    err.write(f"deepseek-agent {__version__}{where}\nType a task, /help for commands; Ctrl-D or /exit to quit.\n")
+    err.write(f"deepseek-agent {__version__}{where}\n" + _("Type a task, /help for commands; Ctrl-D or /exit to quit.")
+              + "\n")
     err.flush()
     armed = False
     while True:
@@ -121,7 +125,7 @@ def _repl(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler, appro
             if armed:
                 err.write("\n")
                 return 0
-            err.write("\n(press Ctrl-C again to exit, or type /exit)\n")
+            err.write("\n" + _("(press Ctrl-C again to exit, or type /exit)") + "\n")
             err.flush()
             armed = True
             continue
@@ -132,10 +136,12 @@ def _repl(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler, appro
         line = line.strip()
         if not line:
             continue
-        op = parse(line) if line.startswith("/") else ev.Submit(line)
+        op = parse(line, local=tuple(LANG_COMMAND)) if line.startswith("/") else ev.Submit(line)
         match op:
             case Local(name="/help"):
-                reply = "\n".join(help_lines())
+                reply = "\n".join(help_lines(LANG_COMMAND))
+            case Local(name="/lang", arg=arg):
+                reply = lang_command(arg)
             case Local():  # /exit, /quit
                 return 0
             case Usage():
@@ -145,7 +151,7 @@ def _repl(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler, appro
                 try:
                     answer = _wait(runtime, sink, interrupts, approver)
                 except KeyboardInterrupt:
-                    err.write("\ninterrupted\n")
+                    err.write("\n" + _("interrupted") + "\n")
                     continue
                 reply = answer_text(answer) if answer is not None else ""
         if reply:
@@ -159,8 +165,8 @@ def _wait(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler,
     try:
         return wait_for_job(runtime, sink, interrupts, approver)
     except KeyboardInterrupt:
-        runtime.send(ev.Interrupt("interrupted by the user (Ctrl-C)"))
+        runtime.send(ev.Interrupt(_("interrupted by the user (Ctrl-C)")))
         while not isinstance(event := sink.inbox.get(), ev.JobEnded):
             if isinstance(event, ev.ApprovalRequested):
-                runtime.send(ev.Answer(event.id, "deny", "the turn was interrupted"))
+                runtime.send(ev.Answer(event.id, "deny", _("the turn was interrupted")))
         raise

@@ -30,8 +30,11 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import SearchToolbar, TextArea
 
 from core import protocol as ev
+from core.i18n import N_, _
 from core.runtime.runtime import Runtime
 from core.runtime.slash import Local, Usage, command_docs, help_lines, parse
+from ui.language import COMMAND as LANG_COMMAND
+from ui.language import lang_command
 from ui.reports import answer_text
 from ui.tui import clipboard
 from ui.tui.blocks import AnswerBlock, ReasoningBlock, ToolBlock, UserBlock
@@ -42,11 +45,12 @@ from ui.tui.status import status_fragments
 from ui.tui.transcript import Transcript
 
 TUI_COMMANDS = {
-    "/copy": "copy the last answer (terminal and system clipboard, and a file)",
-    "/export": "write the conversation as Markdown: /export [PATH]",
-    "/mouse": "toggle mouse capture: wheel scrolling on, the terminal's own selection off",
+    "/copy": N_("copy the last answer (terminal and system clipboard, and a file)"),
+    "/export": N_("write the conversation as Markdown: /export [PATH]"),
+    "/mouse": N_("toggle mouse capture: wheel scrolling on, the terminal's own selection off"),
+    **LANG_COMMAND,
 }
-KEYS = """Keys:
+KEYS = N_("""Keys:
   Enter            send (while a turn runs: queued)     Alt-Enter, Ctrl-J  new line
   Esc              interrupt the running turn           Ctrl-C             clear the input; twice: quit
   Ctrl-D           quit (on an empty input)             Ctrl-L             redraw
@@ -54,7 +58,7 @@ KEYS = """Keys:
   PgUp/PgDn        scroll the transcript                Ctrl-Home/End      top / bottom (follow)
   Ctrl-O           expand or fold the latest tool output or reasoning
   Shift-Tab        next approval mode (auto, ask, yes; shown in the status bar)
-  /                commands                             @                  complete a workspace path"""
+  /                commands                             @                  complete a workspace path""")
 ANSWERS = typing.get_args(ev.CommandAnswer)
 EXIT_WINDOW = 2.0  # seconds within which a second Ctrl-C quits
 STYLE = Style.from_dict({
@@ -179,7 +183,8 @@ class AgentApp:
     def bug(self, trace: str) -> None:
         """A bug that need not end the session (in the worker, or drawing one event): log it, say so."""
         path = self.log_crash(trace)
-        self.view.banner("error", "internal error; the session goes on" + (f" (details in {path})" if path else ""))
+        self.view.banner("error", _("internal error; the session goes on") + (
+            _(" (details in {path})").format(path=path) if path else ""))
 
     def _show_answer(self, answer: ev.CommandAnswer) -> None:
         """A slash command's answer: the status bar follows a mode or model switch; /context gets a gauge."""
@@ -192,7 +197,8 @@ class AgentApp:
             case ev.ContextReport(total=total, budget=budget) if budget:
                 share = total / budget
                 filled = min(30, round(30 * share))
-                text = f"[{'█' * filled}{'░' * (30 - filled)}] {100 * share:.0f}% of the budget\n{text}"
+                text = f"[{'█' * filled}{'░' * (30 - filled)}] " + _("{share:.0f}% of the budget").format(
+                    share=100 * share) + f"\n{text}"
         self.view.command_reply(text)
 
     def log_crash(self, trace: str) -> Path | None:
@@ -230,20 +236,22 @@ class AgentApp:
         self.pending += 1
         if self.pending > 1:
             self.view.status.queued += 1
-            self.view.banner("info", "queued: sent when the running turn ends (Esc interrupts it)")
+            self.view.banner("info", _("queued: sent when the running turn ends (Esc interrupts it)"))
         self.runtime.send(job)
 
     def _local(self, name: str, arg: str) -> str:
         if name == "/help":
-            return "\n".join(help_lines(TUI_COMMANDS)) + "\n" + KEYS
+            return "\n".join(help_lines(TUI_COMMANDS)) + "\n" + _(KEYS)
+        if name == "/lang":
+            return lang_command(arg)
         if name == "/mouse":
             self.mouse = not self.mouse
-            return ("mouse capture on: the wheel scrolls; hold Shift to select text with the mouse" if self.mouse
-                    else "mouse capture off: the terminal's own selection works; scroll with PgUp/PgDn")
+            return (_("mouse capture on: the wheel scrolls; hold Shift to select text with the mouse") if self.mouse
+                    else _("mouse capture off: the terminal's own selection works; scroll with PgUp/PgDn"))
         folder = Path(self.view.folder)
         if name == "/copy":
             if not self.view.answers:
-                return "nothing to copy yet"
+                return _("nothing to copy yet")
             return clipboard.copy(self.view.answers[-1], self.app.output.write_raw, folder)
         if name == "/export":
             path = Path(arg).expanduser() if arg else folder / f"conversation-{time.strftime('%Y%m%d-%H%M%S')}.md"
@@ -265,8 +273,8 @@ class AgentApp:
         """Esc: stop the running turn."""
         if self.view.status.busy and not self.stopping:
             self.stopping = True
-            self._send_later(ev.Interrupt("interrupted by the user (Esc)"))
-            self.view.status.detail = "stopping"
+            self._send_later(ev.Interrupt(_("interrupted by the user (Esc)")))
+            self.view.status.detail = _("stopping")
 
     def _send_later(self, op: ev.Op) -> None:
         """Send from a thread of its own: an interrupt may wait for a process tree, never on the UI thread."""
@@ -331,7 +339,7 @@ class AgentApp:
                 event.app.exit(result=0)
             else:
                 self._armed = time.monotonic()
-                self.view.banner("info", "press Ctrl-C again to quit (or type /exit)")
+                self.view.banner("info", _("press Ctrl-C again to quit (or type /exit)"))
 
         @kb.add("c-d", filter=empty & ~modal)
         def _quit(event: Any) -> None:

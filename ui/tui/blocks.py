@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 
+from core.i18n import _, ngettext
+from ui.reports import TOOL_STATUS
 from ui.tui.markdown import MarkdownStream
 from ui.tui.render import RENDERER, Fragments, safe
 
@@ -131,7 +133,7 @@ class AnswerBlock(Block):
     def render(self, width: int) -> list[Fragments]:
         lines = _indent(self.stream.lines(width - INDENT))
         if self.interrupted:
-            lines.append([("", "  "), ("ansiyellow", "(interrupted)")])
+            lines.append([("", "  "), ("ansiyellow", _("(interrupted)"))])
         return [[], *lines] if lines else []
 
     def markdown(self) -> str:
@@ -163,15 +165,16 @@ class ReasoningBlock(Block):
 
     def render(self, width: int) -> list[Fragments]:
         if self.done and not self.expanded:
-            took = f"thought for {self.seconds:.0f} s" if self.seconds >= 1 else "thought"
+            took = _("thought for {seconds:.0f} s").format(seconds=self.seconds) if self.seconds >= 1 else _("thought")
             words = len(self.text.split())
-            return [[("", "  "), ("ansibrightblack italic", f"{GLYPHS['fold']} {took} · {words:,} word{'s' * (words != 1)} (Ctrl-O)")]]
+            count = ngettext("{count:,} word", "{count:,} words", words).format(count=words)
+            return [[("", "  "), ("ansibrightblack italic", f"{GLYPHS['fold']} {took} · {count} (Ctrl-O)")]]
         lines = _text_lines(Text(self.text.strip(), style="italic"), width - INDENT - 2)
         if not self.done:
             lines = lines[-6:]
         gutter = [("ansibrightblack", f"  {GLYPHS['gutter']} ")]
-        head = [[("", "  "), ("ansibrightblack italic", f"{GLYPHS['unfold']} thinking…" if not self.done else
-                                 f"{GLYPHS['unfold']} thought")]]
+        head = [[("", "  "), ("ansibrightblack italic", f"{GLYPHS['unfold']} " + (_("thinking…") if not self.done else
+                                                                                  _("thought")))]]
         return head + [[*gutter, *[("ansibrightblack " + s, t) for s, t in line]] for line in lines]
 
     def markdown(self) -> str:
@@ -219,7 +222,7 @@ class ToolBlock(Block):
         s = self.state
         colour = {"running": "ansiyellow", "ok": "ansigreen"}.get(s.status, "ansired")
         head = Text.assemble((f"{GLYPHS['bullet']} ", colour), (s.name, "bold"),
-                             (f" · MCP server {s.server}" if s.server else "", "dim"), "  ",
+                             (_(" · MCP server {name}").format(name=s.server) if s.server else "", "dim"), "  ",
                              (describe(s.name, s.arguments), "ansicyan" if s.name == "run_shell" else ""))
         lines = _text_lines(head, width)[:3]
         inner = width - INDENT - 2
@@ -233,7 +236,8 @@ class ToolBlock(Block):
         if s.status == "running":
             tail = s.live.rstrip("\n").split("\n")[-LIVE_TAIL:] if s.live.strip() else []
             body += [_clip(line, inner, "ansibrightblack") for line in tail]
-            body.append([("ansibrightblack", f"running {time.monotonic() - s.started:.0f} s · Esc interrupts")])
+            body.append([("ansibrightblack", _("running {seconds:.0f} s · Esc interrupts").format(
+                seconds=time.monotonic() - s.started))])
         else:
             result = s.result.rstrip("\n").split("\n") if s.result.strip() else []
             if (diff is None or s.status != "ok") and self.expanded:
@@ -245,14 +249,16 @@ class ToolBlock(Block):
                 body += self._more(len(result) - len(head) - len(tail))
                 body += [_clip(line, inner, "") for line in tail]
             mark = GLYPHS["ok"] if s.status == "ok" else GLYPHS["fail"]
-            cut = " · the model got a shortened copy" if s.model_result and s.model_result != s.result else ""
-            body.append([(colour, f"{mark} {s.status}"), ("ansibrightblack", f" · {s.duration:.1f} s{cut}")])
+            cut = _(" · the model got a shortened copy") if s.model_result and s.model_result != s.result else ""
+            body.append([(colour, f"{mark} {_(TOOL_STATUS.get(s.status, s.status))}"),
+                         ("ansibrightblack", f" · {s.duration:.1f} s{cut}")])
         return [[]] + lines + [[*gutter, *line] for line in body]
 
     def _more(self, hidden: int) -> list[Fragments]:
         if hidden <= 0:
             return []
-        return [[("ansibrightblack", f"{GLYPHS['more']} +{hidden:,} lines (Ctrl-O)")]]
+        return [[("ansibrightblack", f"{GLYPHS['more']} " + ngettext("+{count:,} line (Ctrl-O)", "+{count:,} lines (Ctrl-O)",
+                                                                   hidden).format(count=hidden))]]
 
     def _diff(self) -> list[Fragments] | None:
         args = self.state.arguments

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from core.i18n import _
 from core.sandbox.reaper import helper_environment
 
 OSC52_LIMIT = 100_000  # terminals cap the sequence; beyond it only a file is reliable
@@ -66,9 +67,9 @@ def copy(text: str, write_raw: Callable[[str], None], folder: Path) -> str:
     ways = []
     if len(text) <= OSC52_LIMIT:
         write_raw(osc52(text))
-        ways.append("the terminal clipboard (OSC 52)")
+        ways.append(_("the terminal clipboard (OSC 52)"))
     if _native(text):
-        ways.append("the system clipboard")
+        ways.append(_("the system clipboard"))
     path = folder / f"copy-{time.strftime('%Y%m%d-%H%M%S')}.md"
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -76,7 +77,9 @@ def copy(text: str, write_raw: Callable[[str], None], folder: Path) -> str:
         ways.append(str(path))
     except OSError:
         pass
-    return "copied to " + " and ".join(ways) if ways else "could not copy: no clipboard and no writable folder"
+    if not ways:
+        return _("could not copy: no clipboard and no writable folder")
+    return _("copied to {places}").format(places=_(" and ").join(ways))
 
 
 def export(markdown: str, path: Path) -> str:
@@ -84,5 +87,5 @@ def export(markdown: str, path: Path) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(markdown, encoding="utf-8")
     except OSError as exc:
-        return f"could not write {path}: {exc.strerror or exc}"
-    return f"wrote the conversation to {path}"
+        return _("could not write {path}: {problem}").format(path=path, problem=exc.strerror or exc)
+    return _("wrote the conversation to {path}").format(path=path)

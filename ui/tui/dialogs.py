@@ -14,10 +14,12 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame, TextArea
 
 from core import protocol as ev
 from core.agent.approvals import first_risky, label, offered, parse_decision, wrap
+from core.i18n import _, ngettext
 from ui.tui.render import safe
 
 Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)
@@ -32,12 +34,12 @@ class ApprovalDialog:
         self._room = 1  # the rows the action's view had at the last render
         self._answer = answer
         self._focus = focus
-        self.reason = TextArea(height=1, multiline=False, prompt=" why (Enter sends): ",
+        self.reason = TextArea(height=1, multiline=False, prompt=_(" why (Enter sends): "),
                                accept_handler=self._send_reason)
         self.body = Window(FormattedTextControl(self._text, focusable=True, key_bindings=self._keys()),
                            wrap_lines=True, dont_extend_height=True)
         self.container = Frame(HSplit([self.body, ConditionalContainer(
-            self.reason, filter=Condition(lambda: self.asking_reason))]), title="Approval needed",
+            self.reason, filter=Condition(lambda: self.asking_reason))]), title=_("Approval needed"),
             style="class:dialog")
         self.visible = Condition(lambda: self.request is not None)
 
@@ -63,7 +65,7 @@ class ApprovalDialog:
         inner = max(24, size.columns - 6)
         rows, starts = _rows(what, inner - 3)
         choices = offered(r)
-        reason = f" {safe(r.reason)}"
+        reason = f" {safe(_(r.reason))}"  # a gate's fixed reason has its translation
         # The whole action, every character of it, in a view that scrolls (↑ ↓ PgUp PgDn) when it is
         # taller than the room left by the reason, the decisions, the frame and the float's margins.
         room = max(3, size.rows - 9 - len(choices) - len(wrap(reason, inner)) - 2)
@@ -77,15 +79,20 @@ class ApprovalDialog:
         # Why it needs a yes comes first: however long the action, the risk is on screen.
         lines: list[tuple[str, str]] = [
             ("ansiyellow bold", f"{reason}\n"),
-            ("bold", f" {safe(r.tool)} wants to {'run' if r.command else 'change'}:\n"),
+            ("bold", " " + (_("{tool} wants to run:") if r.command else _("{tool} wants to change:")).format(
+                tool=safe(r.tool)) + "\n"),
         ]
         if top:
-            lines.append(("class:dialog.more", f"   ▲ {top} more row{'s' if top > 1 else ''} above (↑, PgUp)\n"))
+            lines.append(("class:dialog.more", "   ▲ " + ngettext("{count} more row above (↑, PgUp)",
+                                                            "{count} more rows above (↑, PgUp)", top).format(count=top) + "\n"))
         lines += [("class:dialog.what", f"   {row}\n") for row in shown]
         below = len(rows) - top - len(shown)
         if below:
-            lines.append(("class:dialog.more", f"   ▼ {below} more row{'s' if below > 1 else ''} below (↓, PgDn)\n"))
-        lines.append(("", f" in {_tail(safe(r.cwd), inner - 4)}\n"))
+            lines.append(("class:dialog.more", "   ▼ " + ngettext("{count} more row below (↓, PgDn)",
+                                                            "{count} more rows below (↓, PgDn)", below).format(count=below) + "\n"))
+        where = _("in {folder}")
+        room_for_path = inner - 1 - get_cwidth(where.format(folder=""))
+        lines.append(("", " " + where.format(folder=_tail(safe(r.cwd), room_for_path)) + "\n"))
         for d in choices:
             alias = f" ({d.alias}{', Esc' if d.id == 'deny' else ''})" if d.alias else ""
             lines.append(("bold" if d.id == "once" else "", f"  {d.key}  {safe(label(d, r))}{alias}\n"))
@@ -135,5 +142,13 @@ def _rows(text: str, width: int) -> tuple[list[str], list[int]]:
 
 
 def _tail(path: str, limit: int) -> str:
-    """A folder's path cut from the left to one line: its last parts name the project."""
-    return path if len(path) <= limit else "…" + path[len(path) - limit + 1:]
+    """A folder's path cut from the left to one line of `limit` columns: its last parts name the project."""
+    if get_cwidth(path) <= limit:
+        return path
+    kept, used = [], 1
+    for char in reversed(path):
+        used += get_cwidth(char)
+        if used > limit:
+            break
+        kept.append(char)
+    return "…" + "".join(reversed(kept))

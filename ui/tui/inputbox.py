@@ -13,6 +13,8 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Thre
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
+from core.i18n import _
+
 PASTE_CHARS = 1000
 PASTE_LINES = 15
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -32,7 +34,7 @@ class SlashCompleter(Completer):
             return
         for name, doc in self.commands.items():
             if name.startswith(text.lower()):
-                yield Completion(name, start_position=-len(text), display_meta=doc)
+                yield Completion(name, start_position=-len(text), display_meta=_(doc))
 
 
 class PathCompleter(Completer):
@@ -95,7 +97,8 @@ class Pastes:
         lines = text.count("\n") + 1
         if len(text) < PASTE_CHARS and lines < PASTE_LINES:
             return None
-        tag = f"[pasted {len(text):,} chars, {lines:,} lines #{len(self._texts) + 1}]"
+        tag = "[" + _("pasted {chars:,} chars, {lines:,} lines").format(chars=len(text), lines=lines) + \
+            f" #{len(self._texts) + 1}]"
         self._texts[tag] = text
         return tag
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from core import protocol as ev
+from core.i18n import _
 from ui.tui.blocks import (
     AnswerBlock,
     BannerBlock,
@@ -188,13 +189,13 @@ class View:
             case ev.ToolFinished():
                 self._tool_finished(event)
             case ev.CompactionStarted(items=items):
-                self.banner("context", f"summarising {items} older items to free context…")
+                self.banner("context", _("summarising {count} older items to free context…").format(count=items))
                 self.set_state("compacting")
             case ev.CompactionDone(status=status, output_tokens=tokens, message=message):
                 if status == "ok":
-                    self.banner("context", f"summary written ({tokens:,} tokens)")
+                    self.banner("context", _("summary written ({tokens:,} tokens)").format(tokens=tokens))
                 else:
-                    self.banner("warning", f"the summary failed: {message}")
+                    self.banner("warning", _("the summary failed: {problem}").format(problem=message))
                 self.set_state("waiting")
             case ev.UsageReported():
                 self._usage(event)
@@ -205,7 +206,7 @@ class View:
                 self.banner("error", message)
             case ev.Aborted(reason=reason):
                 self._finish_open(interrupted=True)
-                self.banner("aborted", f"interrupted: {reason}")
+                self.banner("aborted", _("interrupted: {reason}").format(reason=reason))
             case ev.Done():
                 self._done()
             case _:  # checkpoints, undo and job events: the app and the status show those
@@ -231,14 +232,14 @@ class View:
             elif kind == "reasoning":
                 self.add(ReasoningBlock(text=str(entry.get("text", "")), done=True))
             elif kind == "summary":
-                self.banner("context", "earlier turns were summarised")
+                self.banner("context", _("earlier turns were summarised"))
             elif kind == "tool":
                 state = ToolState(str(entry.get("call_id", "")), str(entry.get("name", "?")), entry.get("arguments"),
                                   status=str(entry.get("status", "ok")),
                                   result=safe(str(entry.get("result", "")), output=True))
                 self.add(ToolBlock(state))
         if d.resumed:
-            self.banner("info", f"resumed session {d.id} ({len(history)} entries)")
+            self.banner("info", _("resumed session {id} ({count} entries)").format(id=d.id, count=len(history)))
         elif not history:
             self.add(WelcomeBlock(welcome(d)))
 
@@ -269,7 +270,7 @@ class View:
     def _approval(self, d: ev.ApprovalRequested) -> None:
         block = self._tools.get(d.call_id)
         if block is not None:
-            block.state.approval = "waiting for your approval…"
+            block.state.approval = _("waiting for your approval…")
             block.changed()
         self._approval_id = d.id
         self.set_state("approval")
@@ -277,8 +278,8 @@ class View:
 
     def _approval_done(self, d: ev.ApprovalResolved) -> None:
         block = self._tools.get(d.call_id)
-        words = {"once": "allowed once", "session": "allowed for this session", "deny": "denied",
-                 "deny_reason": "denied"}
+        words = {"once": _("allowed once"), "session": _("allowed for this session"), "deny": _("denied"),
+                 "deny_reason": _("denied")}
         if block is not None:
             reason = f": {d.reason}" if d.reason and d.decision.startswith("deny") else ""
             block.state.approval = words.get(d.decision, "") + reason
@@ -340,4 +341,5 @@ def welcome(session: ev.SessionOpened) -> str:
     workspace, home = session.workspace, str(Path.home())
     if workspace == home or workspace.startswith(home + os.sep):
         workspace = "~" + workspace[len(home):]
-    return f"{session.model} · mode {session.mode or 'ask'} · /help for help · {workspace}"
+    return _("{model} · mode {mode} · /help for help · {workspace}").format(
+        model=session.model, mode=session.mode or "ask", workspace=workspace)

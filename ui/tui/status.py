@@ -8,8 +8,14 @@ import time
 
 from prompt_toolkit.utils import get_cwidth
 
+from core.i18n import N_, _
+from ui.cells import cut_cells
 from ui.tui.render import Fragments
 from ui.tui.state import Status
+
+# The states the core names, as the bar words them ("waiting" is the model's turn to speak).
+STATES = {"waiting": N_("waiting for the model"), "compacting": N_("compacting"), "thinking": N_("thinking"),
+          "writing": N_("writing"), "retrying": N_("retrying"), "running": N_("running")}
 
 
 def _k(n: int) -> str:
@@ -24,43 +30,43 @@ def state_text(s: Status, now: float | None = None) -> str:
     now = time.monotonic() if now is None else now
     took = f" {now - s.since:.0f} s" if now - s.since >= 1 else ""
     if s.state == "retrying" and s.retry_until > now:
-        return f"retrying in {s.retry_until - now:.0f} s ({s.retry_attempt})"
+        return _("retrying in {seconds:.0f} s ({attempt})").format(seconds=s.retry_until - now,
+                                                                   attempt=s.retry_attempt)
     if s.state == "running":
-        detail = s.detail if len(s.detail) <= 30 else s.detail[:29] + "…"
-        return f"running {detail}{took}"
+        return _("running {what}").format(what=cut_cells(s.detail, 30)) + took
     if s.state == "approval":
-        return "waiting for your approval"
+        return _("waiting for your approval")
     if s.state == "idle":
-        return "idle" + (f" · {s.queued} queued" if s.queued else "")
-    step = f" · step {s.step}/{s.max_steps}" if s.step > 1 else ""
-    label = {"waiting": "waiting for the model", "compacting": "compacting"}.get(s.state, s.state)
-    return f"{label}{took}{step}"
+        return _("idle") + (_(" · {count} queued").format(count=s.queued) if s.queued else "")
+    step = _(" · step {step}/{steps}").format(step=s.step, steps=s.max_steps) if s.step > 1 else ""
+    return f"{_(STATES.get(s.state, s.state))}{took}{step}"
 
 
 def status_fragments(s: Status, width: int) -> Fragments:
     """The bar at `width`: every field in full if it fits, else in short, dropping from the right."""
-    hint = " · Esc interrupts" if s.busy else ""
+    hint = _(" · Esc interrupts") if s.busy else ""
     full, short = [], []
     if s.mode:
         confined = s.sandbox.split(":")[0].split(" (")[0] if s.sandbox and not s.sandbox.startswith("none") else ""
-        full.append(f"mode {s.mode}" + (f" ({confined})" if confined else " (no sandbox)"))
+        full.append(_("mode {mode}").format(mode=s.mode) + (f" ({confined})" if confined else _(" (no sandbox)")))
         short.append(s.mode)
     if s.budget:
         share = f"{100 * s.context / s.budget:.0f}%"
-        full.append(f"ctx {share} of {_k(s.budget)}")
-        short.append(f"ctx {share}")
+        full.append(_("ctx {share} of {budget}").format(share=share, budget=_k(s.budget)))
+        short.append(_("ctx {share}").format(share=share))
     if s.input_tokens or s.output_tokens:
-        full.append(f"in {_k(s.input_tokens)} ({_k(s.cached_tokens)} cached) / out {_k(s.output_tokens)}")
-        short.append(f"in {_k(s.input_tokens)} out {_k(s.output_tokens)}")
+        full.append(_("in {input} ({cached} cached) / out {output}").format(
+            input=_k(s.input_tokens), cached=_k(s.cached_tokens), output=_k(s.output_tokens)))
+        short.append(_("in {input} out {output}").format(input=_k(s.input_tokens), output=_k(s.output_tokens)))
     if s.cost is not None:
         full.append(f"${s.cost:.4f}")
         short.append(f"${s.cost:.4f}")
     if s.pruned_saved:
-        full.append(f"pruned −{_k(s.pruned_saved)} chars")
-        short.append(f"−{_k(s.pruned_saved)} pruned")
+        full.append(_("pruned −{saved} chars").format(saved=_k(s.pruned_saved)))
+        short.append(_("−{saved} pruned").format(saved=_k(s.pruned_saved)))
     if s.queued and s.state != "idle":
-        full.append(f"{s.queued} queued")
-        short.append(f"{s.queued} queued")
+        full.append(_("{count} queued").format(count=s.queued))
+        short.append(_("{count} queued").format(count=s.queued))
     head = (f" {s.model} · " if s.model else " ") + state_text(s)
     best = ""
     for fields, with_hint in ((full, True), (short, True), (short, False)):
@@ -74,9 +80,9 @@ def status_fragments(s: Status, width: int) -> Fragments:
         if kept == len(fields):
             best = text
             break
-        if len(text) > len(best):
+        if get_cwidth(text) > get_cwidth(best):
             best = text
     if get_cwidth(best) > width:
-        best = best[: max(1, width - 1)]
+        best = cut_cells(best, max(1, width - 1))
     style = "class:status.busy" if s.busy else "class:status"
     return [(style, best + " " * max(0, width - get_cwidth(best)))]

@@ -13,6 +13,7 @@ import bisect
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
+from core.i18n import _
 from ui.tui.blocks import Block
 from ui.tui.render import Fragments
 
@@ -70,7 +71,7 @@ class Transcript(UIControl):
         # would push every following line down, and wide glyphs measured differently cannot spill.
         width = max(10, width - 1)
         self.height = max(1, height or 1)
-        for _ in range(3):  # estimates near the viewport become exact, which may move it
+        for _attempt in range(3):  # estimates near the viewport become exact, which may move it
             self._layout(width)
             bottom = max(0, self.total - self.height)
             if self.follow or self.top >= bottom:
@@ -82,7 +83,8 @@ class Transcript(UIControl):
 
         def get_line(i: int) -> Fragments:
             if hint and i == rows - 1:
-                more = f" ↓ {self._unseen:,} new lines · End " if self._unseen else " ↓ more below · End "
+                more = " ↓ " + (_("{count:,} new lines · End").format(count=self._unseen) if self._unseen
+                                else _("more below · End")) + " "
                 return [("reverse", more)]
             return self.line(top + i)
 
@@ -119,4 +121,4 @@ class Transcript(UIControl):
 
     def visible_text(self) -> list[str]:
         """The plain text of the whole transcript at the current width (tests, the exit dump)."""
-        return ["".join(t for _, t in self.line(i)) for i in range(self.total)]
+        return ["".join(t for _style, t in self.line(i)) for i in range(self.total)]

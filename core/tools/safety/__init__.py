@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.cancel import Cancel
+from core.i18n import N_
 from core.modes import ASK
 from core.sandbox.policy import Policy
 from core.tools.cmdline import PARSERS, VAR, Simple, Unparsed, Word
@@ -65,7 +66,7 @@ from core.tools.shells import detect_shell
 __all__ = ["MAX_JUDGED_CHARS", "NOT_KNOWN_READ_ONLY", "Question", "Reason", "command_question",
            "destructive_reason", "platform_dialect"]
 
-NOT_KNOWN_READ_ONLY = "not known to only read"
+NOT_KNOWN_READ_ONLY = N_("not known to only read")  # translated where it is shown
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import binascii
 import itertools
 import re
 
+from core.i18n import N_
 from core.tools.cmdline import LIT, SUB, Simple, Word
 from core.tools.oneliners import awk_in_place_files, perl_in_place_files, sed_in_place_files
 from core.tools.safety.reasons import BEYOND, Reason
@@ -219,7 +220,7 @@ def _cmd_exe(base: str, args: list[Word], cmd: Simple, state: _State) -> str | N
 # -- what a command does to files -----------------------------------------------------------------
 def _rm(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if base == "shred":
-        return "irrecoverable file wipe"
+        return N_("irrecoverable file wipe")
     operands = _operands(args, state, with_value={"-s", "--size", "-r", "--reference"} if base == "truncate" else set())
     verb = {"truncate": "truncates", "rmdir": "deletes", "unlink": "deletes"}.get(base, "deletes")
     return _targets(verb, operands, state, cmd.dialect)
@@ -290,7 +291,7 @@ def _find(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None
     if not deletes:
         return None
     if any(v == "-name" and n == ".git" for v, n in itertools.pairwise(values)):
-        return Reason("deletes the repository's history (.git)", BEYOND)
+        return Reason(N_("deletes the repository's history (.git)"), BEYOND)
     some = any(v in _FIND_TESTS for v in values)  # only matching files go, as with a pattern under each root
     return _targets("deletes files under", roots or [Word.of(".")], state, cmd.dialect, some=some)
 
@@ -320,16 +321,16 @@ def _extract(base: str, args: list[Word], cmd: Simple, state: _State) -> str | N
 def _disk(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if base == "format" and not any(re.match(r"[A-Za-z]:", _value(w, state) or "") for w in args):
         return None  # `format` is a project script unless it names a drive (format.com under Git Bash)
-    return "disk or filesystem tool"
+    return N_("disk or filesystem tool")
 
 
 def _power(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if base == "systemctl":
         sub = _value(args[0], state) if args else ""
-        return "shuts the machine down" if sub in ("poweroff", "reboot", "halt", "kexec") else None
+        return N_("shuts the machine down") if sub in ("poweroff", "reboot", "halt", "kexec") else None
     if base == "init":
-        return "shuts the machine down" if args and _value(args[0], state) in ("0", "6") else None
-    return "shuts the machine down"
+        return N_("shuts the machine down") if args and _value(args[0], state) in ("0", "6") else None
+    return N_("shuts the machine down")
 
 
 def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
@@ -347,38 +348,38 @@ def _git(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
     if sub == "push":
         if flags & {"--force", "--force-with-lease", "--mirror", "--delete", "--prune", "--force-if-includes"} \
                 or any(v.startswith("--force-with-lease") for v in flags) or "f" in short or "d" in short:
-            return Reason("force push or deletes remote refs", BEYOND)
+            return Reason(N_("force push or deletes remote refs"), BEYOND)
         if any(v.startswith("+") or (v.startswith(":") and len(v) > 1) for v in rest if not v.startswith("-")):
-            return Reason("force push or deletes remote refs", BEYOND)
+            return Reason(N_("force push or deletes remote refs"), BEYOND)
         return None
     if sub == "reset" and ("--hard" in flags or "--merge" in flags or "--keep" in flags):
-        return Reason("discards uncommitted work", BEYOND)
+        return Reason(N_("discards uncommitted work"), BEYOND)
     if sub == "clean" and ("f" in short or "--force" in flags) and not ("n" in short or "--dry-run" in flags):
-        return Reason("deletes untracked files", BEYOND)
+        return Reason(N_("deletes untracked files"), BEYOND)
     if sub == "checkout" and ("--" in rest or "f" in short or "--force" in flags or "." in rest
                               or any(_is_existing_path(v, state) for v in rest if not v.startswith("-"))):
-        return Reason("discards uncommitted work", BEYOND)
+        return Reason(N_("discards uncommitted work"), BEYOND)
     if sub == "restore" and ("--staged" not in flags or "--worktree" in flags) and "S" not in short:
-        return Reason("discards uncommitted work", BEYOND)
+        return Reason(N_("discards uncommitted work"), BEYOND)
     if sub == "switch" and ({"--discard-changes", "--force"} & flags or "f" in short):
-        return Reason("discards uncommitted work", BEYOND)
+        return Reason(N_("discards uncommitted work"), BEYOND)
     if sub == "branch" and ("D" in short or "M" in short or "C" in short or
                             (("d" in short or "--delete" in flags) and ("f" in short or "--force" in flags))):
-        return Reason("deletes or overwrites a branch", BEYOND)
+        return Reason(N_("deletes or overwrites a branch"), BEYOND)
     if sub == "worktree" and rest[:1] == ["remove"] and ("--force" in flags or "f" in short):
-        return Reason("deletes a worktree with its uncommitted work", BEYOND)
+        return Reason(N_("deletes a worktree with its uncommitted work"), BEYOND)
     if sub == "stash" and rest[:1] in (["drop"], ["clear"]):
-        return Reason("deletes stashed work", BEYOND)
+        return Reason(N_("deletes stashed work"), BEYOND)
     if sub == "rebase" and not flags & {"--abort", "--continue", "--skip", "--quit", "--edit-todo", "--show-current-patch"}:
-        return Reason("rewrites history", BEYOND)
+        return Reason(N_("rewrites history"), BEYOND)
     if (sub == "commit" and "--amend" in flags) or sub in ("filter-branch", "filter-repo", "replace"):
-        return Reason("rewrites history", BEYOND)
+        return Reason(N_("rewrites history"), BEYOND)
     if sub == "reflog" and rest[:1] in (["expire"], ["delete"]):
-        return Reason("deletes history", BEYOND)
+        return Reason(N_("deletes history"), BEYOND)
     if sub == "update-ref" and ("-d" in flags or "--stdin" in flags):
-        return Reason("deletes a ref", BEYOND)
+        return Reason(N_("deletes a ref"), BEYOND)
     if sub == "gc" and any(v.startswith("--prune") for v in flags):
-        return Reason("deletes unreachable history", BEYOND)
+        return Reason(N_("deletes unreachable history"), BEYOND)
     return None
 
 

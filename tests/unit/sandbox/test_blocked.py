@@ -35,6 +35,12 @@ def _policy(layout: Layout, network: bool = True) -> Policy:
     "cat: ~/.ssh/id_ed25519: Permission denied",
     "bash: /tmp/x: Permission denied",  # the shared temp folder: commands get their own as $TMPDIR
     "touch: cannot touch '/var/tmp/y': Permission denied",
+    # The same under a Chinese locale, in glibc's and coreutils' words (LANG=zh_CN.UTF-8).
+    "rm: 无法删除 '../x/f.txt': 权限不够",
+    "/usr/bin/bash: 行 1: ../x/f.txt: 权限不够",
+    "mkdir: 无法创建目录 \"../x/sub\": 权限不够",
+    "cp: 无法创建普通文件 '../x/f.txt': 只读文件系统",
+    "touch: 无法 touch '/var/tmp/y': 不允许的操作",
 ])
 def test_a_denial_outside_what_commands_may_touch_is_the_sandboxs(layout: Layout, output: str) -> None:
     blocked = sandbox_denial(output, 1, _policy(layout))

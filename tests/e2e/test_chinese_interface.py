@@ -1,0 +1,70 @@
+"""`--one`, the plain REPL without a terminal, and `--help` in Chinese, chosen by the locale alone:
+the tool lines, a refusal, an error and the usage texts are Chinese, the answer is the model's own,
+and `--lang en` (or an English locale) gives the English of before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.agent_process import run_agent
+from tests.support.chinese_ui import CHINESE_LOCALE, english_words
+from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
+
+
+def _one(tmp_path: Path, env: dict[str, str], *args: str) -> tuple[int, str, str, ScriptedServer]:
+    script = [Reply(call_events([("run_shell", {"command": "touch 新文件.txt"})])), Reply(text_events("好的，没有建。"))]
+    with ScriptedServer(script) as server:
+        done = run_agent(["--one", "建一个文件", "--mode", "ask", *args], server.url, tmp_path, env=env)
+    return done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"), server
+
+
+def test_one_shot_speaks_chinese_under_a_chinese_locale(tmp_path: Path) -> None:
+    code, out, err, server = _one(tmp_path, CHINESE_LOCALE)
+    assert code == 0 and out == "好的，没有建。\n", err
+    assert "→ run_shell touch 新文件.txt" in err and "✗ 已拒绝" in err
+    assert "已拒绝：在 ask 模式下，只有已知只读的命令" in err and "在此模式下没有人能批准它" in err
+    # The model is told the user's language once, in the instructions.
+    assert "Simplified Chinese" in server.requests[0]["instructions"]
+    assert english_words(err, {"touch", "txt", "think"}) == [], err  # "think": the model's reasoning
+
+
+@pytest.mark.parametrize("env", [{"LANG": "en_US.UTF-8", "LC_ALL": "", "DEEPSEEK_LANG": ""}, CHINESE_LOCALE])
+def test_lang_en_or_an_english_locale_keeps_the_english(tmp_path: Path, env: dict[str, str]) -> None:
+    code, out, err, server = _one(tmp_path, env, *(["--lang", "en"] if env is CHINESE_LOCALE else []))
+    assert code == 0 and out == "好的，没有建。\n"
+    assert "✗ refused" in err and "refused: in the ask mode only known read-only commands" in err, err
+    assert "Simplified Chinese" not in server.requests[0]["instructions"]
+
+
+@pytest.mark.parametrize("env", [CHINESE_LOCALE, {"DEEPSEEK_LANG": "zh_CN"}, {"LANG": "en_US.UTF-8", "LC_ALL": ""}])
+def test_errors_and_help_in_the_chosen_language(tmp_path: Path, env: dict[str, str]) -> None:
+    flags = ["--lang", "zh"] if "LANG" in env and env["LANG"].startswith("en") else []
+    empty = run_agent(["--one", *flags], "http://127.0.0.1:9", tmp_path, stdin=b"  \n", env=env)
+    assert empty.returncode == 2
+    assert empty.stderr.decode("utf-8").strip() == "错误：--one 需要一个任务：作为参数给出，或通过标准输入管道传入。"
+    bad = run_agent(["--mode", "bogus", *flags], "http://127.0.0.1:9", tmp_path, env=env)
+    assert bad.returncode == 2 and "错误：参数 --mode：无效的选项：'bogus'" in bad.stderr.decode("utf-8")
+    shown = run_agent(["--help", *flags], "http://127.0.0.1:9", tmp_path, env=env).stdout.decode("utf-8")
+    assert shown.startswith("用法：deepseek-agent") and "审批模式" in shown and "--lang {en,zh}" in shown
+    assert english_words(shown, {"exe", "pip", "Windows", "Linux", "Landlock", "bubblewrap", "env",
+                                 "example", "agent", "py", "prune", "help", "CMD", "TASK", "COMMAND", "MODEL",
+                                 "CWD", "h", "DeepSeek", "Responses", "JSON", "off"}) == [], shown
+
+
+def test_a_language_no_one_has_is_a_clear_error(tmp_path: Path) -> None:
+    done = run_agent(["--one", "x"], "http://127.0.0.1:9", tmp_path, env={"DEEPSEEK_LANG": "klingon"})
+    assert done.returncode == 2
+    assert done.stderr.decode("utf-8").strip() == "error: DEEPSEEK_LANG=klingon names no interface language: use zh or en."
+
+
+def test_a_server_error_in_chinese(tmp_path: Path) -> None:
+    body = b'{"error": {"message": "Authentication Fails (invalid key)", "type": "authentication_error"}}'
+    with ScriptedServer([Reply(status=401, body=body, content_type="application/json")]) as server:
+        done = run_agent(["--one", "你好"], server.url, tmp_path, env=CHINESE_LOCALE)
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 1, err
+    assert "错误：API 密钥被拒绝" in err and "Authentication Fails (invalid key)" in err, err
+    # The server's own words stay as it sent them; everything around them is Chinese.
+    assert english_words(err.replace("Authentication Fails (invalid key)", "")) == [], err
