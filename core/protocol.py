@@ -190,6 +190,9 @@ class ToolFinished:
     duration: float
     model_result: str = ""
     server: str = ""  # as in ToolStarted
+    # What the pruner made of a command's output, in characters (None for tools it does not prune).
+    pruned_from: int | None = None
+    pruned_to: int | None = None
 
 
 @dataclass(frozen=True)

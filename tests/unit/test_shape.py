@@ -228,3 +228,30 @@ def test_no_product_module_is_over_700_lines() -> None:
     sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in paths}
     assert len(sizes) > 50 and max(sizes.values()) > 300  # the walk found the product
     assert not {name: size for name, size in sizes.items() if size > MAX_LINES}
+
+
+def free_form_meta(module: Module) -> Iterator[str]:
+    """Where `module` declares, passes or reads a `meta` (a field, a keyword, an attribute)."""
+    for node in ast.walk(module.tree()):
+        if isinstance(node, ast.Attribute) and node.attr == "meta":
+            yield f"{module.where(node)} reads .meta"
+        elif isinstance(node, ast.keyword) and node.arg == "meta":
+            yield f"{module.where(node)} passes meta="
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "meta":
+            yield f"{module.where(node)} declares meta:"
+
+
+def test_a_tool_result_carries_typed_facts_not_a_meta_dict() -> None:
+    """The facts beside a tool result are `core.session.items.ToolOutcome`; a free-form dict keyed
+    by convention is how three packages drifted apart."""
+    found = [use for module in modules("core").values() for use in free_form_meta(module)]
+    assert not found, "\n".join(found)
+
+
+def test_the_meta_check_sees_each_spelling(tmp_path: Path) -> None:
+    source = ("class R:\n    meta: dict = {}\n"
+              "def f(item):\n    g(item.meta['x'], meta={})\n    meta, _, rest = 'a b'.partition(' ')\n")
+    (tmp_path / "probe.py").write_text(source)
+    found = list(free_form_meta(Module("probe", tmp_path / "probe.py", tmp_path)))
+    assert sorted(use.split(" ", 1)[1] for use in found) == ["declares meta:", "passes meta=", "reads .meta"], found
+
