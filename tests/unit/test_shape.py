@@ -255,3 +255,26 @@ def test_the_meta_check_sees_each_spelling(tmp_path: Path) -> None:
     found = list(free_form_meta(Module("probe", tmp_path / "probe.py", tmp_path)))
     assert sorted(use.split(" ", 1)[1] for use in found) == ["declares meta:", "passes meta=", "reads .meta"], found
 
+
+def private_imports(module: Module) -> Iterator[str]:
+    """Where `module` imports a `_private` name of another module (dunders are not private)."""
+    for node in ast.walk(module.tree()):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    yield f"{module.where(node)} imports {alias.name} from {node.module or '.'}"
+
+
+def test_no_core_module_imports_another_s_private_names() -> None:
+    """A name shared across files is public in its package: `_names` stay inside one module, so a
+    reader follows one file at a time (the approval gate once spread one module over six)."""
+    found = [use for module in modules("core").values() for use in private_imports(module)]
+    assert not found, "\n".join(found)
+
+
+def test_the_private_check_sees_each_form(tmp_path: Path) -> None:
+    source = ("from a.b import _State, Public, __version__\nfrom .c import (\n    _judge,\n)\n"
+              "def f():\n    from d import _late\n")
+    (tmp_path / "probe.py").write_text(source)
+    found = [use.split(" ", 1)[1] for use in private_imports(Module("probe", tmp_path / "probe.py", tmp_path))]
+    assert sorted(found) == ["imports _State from a.b", "imports _judge from c", "imports _late from d"], found
