@@ -66,6 +66,18 @@ OK, ERROR_STATUS, REFUSED, INCOMPLETE, ABORTED_STATUS, STEP_LIMIT = (
     "ok", "error", "refused", "incomplete", "aborted", "step_limit")
 STATUSES = (OK, ERROR_STATUS, REFUSED, INCOMPLETE, ABORTED_STATUS, STEP_LIMIT)
 
+# The values of the enum-like fields, as types: a checker sees them, and the schema lists them.
+ToolStatus = Literal["ok", "error", "refused"]
+TaskStatus = Literal["ok", "error", "step_limit", "aborted"]
+CompactionStatus = Literal["ok", "error", "aborted"]
+Decision = Literal["once", "session", "workspace", "deny", "deny_reason"]  # core/agent/approvals.py's ids
+ApprovalKind = Literal["command", "tool", "unconfined"]
+ResolvedBy = Literal["user", "policy", "session", "interrupt"]
+NoticeKind = Literal["info", "warning", "retry", "context"]
+# Why a request or a task failed (core/provider/errors.py:ApiError.kind, and the loop's own stops).
+ErrorKind = Literal["auth", "balance", "rate_limit", "server", "invalid_request", "context_overflow", "network",
+                    "stream", "model_output", "incomplete", "aborted", "stuck", "step_limit"]
+
 
 # -- events: the core to a front end ------------------------------------------------------------
 @dataclass(frozen=True)
@@ -85,7 +97,7 @@ class SessionOpened:
     session_cost_usd: float | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
     folder: str = ""  # the session's folder (journal, outputs, logs)
-    mode: str = ""  # the approval mode: "auto", "ask" or "yes"
+    mode: Mode | Literal[""] = ""  # the approval mode
     sandbox: str = ""  # what confines commands, in a few words ("none" when nothing does)
 
 
@@ -186,7 +198,7 @@ class ToolFinished:
     name: str
     arguments: Any
     result: str
-    status: str
+    status: ToolStatus
     duration: float
     model_result: str = ""
     server: str = ""  # as in ToolStarted
@@ -198,7 +210,7 @@ class ToolFinished:
 @dataclass(frozen=True)
 class ApprovalRequested:
     """Something waits for a person; answer with the `Answer` op (decision ids: "once", "session",
-    "deny", "deny_reason"). `kind` says what is asked: "command" (a risky command or write), "tool"
+    "workspace", "deny", "deny_reason"; `decisions` lists those offered). `kind` says what is asked: "command" (a risky command or write), "tool"
     (a tool whose server does not say it is read-only), or "unconfined" (run a command the sandbox
     blocked outside it)."""
 
@@ -212,7 +224,7 @@ class ApprovalRequested:
     decisions: list[dict[str, str]]
     command: str | None = None
     path: str | None = None
-    kind: str = "command"
+    kind: ApprovalKind = "command"
     rule: str | None = None  # what "always, in this workspace" (decision 5) would allow: `pytest`, `npm run`
 
 
@@ -225,9 +237,9 @@ class ApprovalResolved:
     type: ClassVar[str] = "approval_done"
     id: str
     call_id: str
-    decision: str
+    decision: Decision
     reason: str
-    by: str
+    by: ResolvedBy
 
 
 @dataclass(frozen=True)
@@ -241,7 +253,7 @@ class CompactionStarted:
 @dataclass(frozen=True)
 class CompactionDone:
     type: ClassVar[str] = "compaction_done"
-    status: str  # "ok", "error" or "aborted"
+    status: CompactionStatus
     message: str = ""
     input_tokens: int = 0
     cached_tokens: int = 0
@@ -271,11 +283,11 @@ class Notice:
 
     type: ClassVar[str] = "notice"
     message: str
-    kind: str = "info"
+    kind: NoticeKind = "info"
     delay: float | None = None
     attempt: int | None = None
     max_attempts: int | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
 
 
 @dataclass(frozen=True)
@@ -284,7 +296,7 @@ class Error:
 
     type: ClassVar[str] = "error"
     message: str
-    kind: str
+    kind: ErrorKind
 
 
 @dataclass(frozen=True)
@@ -300,7 +312,7 @@ class Done:
     """The task ended: "ok", "error", "step_limit" or "aborted"."""
 
     type: ClassVar[str] = "done"
-    status: str
+    status: TaskStatus
     text: str
     steps: int
 
@@ -423,7 +435,7 @@ class Answer:
     """Answer the approval with this id."""
 
     approval_id: str
-    decision: str
+    decision: Decision
     reason: str = ""
 
 

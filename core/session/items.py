@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 # How a tool call ended: "interrupted" when the user stopped the turn before or while it ran.
-ToolStatus = Literal["ok", "error", "refused", "interrupted"]
+OutcomeStatus = Literal["ok", "error", "refused", "interrupted"]
 
 
 @dataclass
@@ -90,7 +90,7 @@ class ToolOutcome:
     tool fills the fields that apply to it; the rest keep their empty defaults."""
 
     tool: str = ""
-    status: ToolStatus = "ok"
+    status: OutcomeStatus = "ok"
     command: str = ""  # run_shell: the command line
     exit_code: int | None = None
     archive: str = ""  # run_shell, read_output, a long MCP result: the id of the full output

@@ -4,6 +4,7 @@ validating against it: tests/e2e/test_json_stream.py)."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import types
@@ -13,6 +14,7 @@ import pytest
 
 from core import protocol as ev
 from tests.support.event_schema import SCHEMA_FILE, event_validator
+from tests.support.paths import ROOT
 
 
 def test_the_checked_in_schema_is_current() -> None:
@@ -62,3 +64,40 @@ def test_lines_outside_the_protocol_do_not_validate(line: dict) -> None:
     if line.get("type") == "telemetry":
         with pytest.raises(ValueError, match="unknown event type"):
             ev.from_wire(line)
+
+
+def _variant(kind: str) -> dict:
+    return next(v for v in ev.schema()["oneOf"] if v["properties"]["type"]["const"] == kind)
+
+
+@pytest.mark.parametrize(("kind", "name", "value"), [
+    ("tool", "status", "refused"), ("approval", "kind", "unconfined"), ("approval_done", "decision", "workspace"),
+    ("approval_done", "by", "interrupt"), ("session", "mode", "auto"), ("notice", "kind", "retry"),
+    ("notice", "error_kind", "rate_limit"), ("error", "kind", "context_overflow"), ("done", "status", "step_limit"),
+    ("compaction_done", "status", "aborted"), ("job_started", "kind", "task"),
+])
+def test_enum_like_fields_list_their_values_and_refuse_others(kind: str, name: str, value: str) -> None:
+    field_schema = json.dumps(_variant(kind)["properties"][name])
+    assert '"enum"' in field_schema and f'"{value}"' in field_schema
+    cls = next(c for c in typing.get_args(ev.Event) if c.type == kind)
+    wire = ev.to_wire(dataclasses.replace(_sample(cls), **{name: value}))
+    assert event_validator().is_valid(wire)
+    assert not event_validator().is_valid({**wire, name: value.upper()})
+
+
+def _constant_kinds(call_names: set[str]) -> set[str]:
+    """Every constant `kind=` given to a call of one of `call_names` anywhere in core/."""
+    found = set()
+    for path in (ROOT / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in call_names:
+                found |= {k.value.value for k in node.keywords
+                          if k.arg == "kind" and isinstance(k.value, ast.Constant)}
+    return found
+
+
+def test_every_error_and_notice_kind_the_core_emits_is_in_the_protocol() -> None:
+    errors, notices = _constant_kinds({"ApiError", "Error"}), _constant_kinds({"Notice"})
+    assert {"auth", "network", "stuck", "step_limit"} <= errors  # the walk found the core's errors
+    assert errors <= set(typing.get_args(ev.ErrorKind)), errors - set(typing.get_args(ev.ErrorKind))
+    assert notices and notices <= set(typing.get_args(ev.NoticeKind)), notices
