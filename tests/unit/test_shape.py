@@ -278,3 +278,59 @@ def test_the_private_check_sees_each_form(tmp_path: Path) -> None:
     (tmp_path / "probe.py").write_text(source)
     found = [use.split(" ", 1)[1] for use in private_imports(Module("probe", tmp_path / "probe.py", tmp_path))]
     assert sorted(found) == ["imports _State from a.b", "imports _judge from c", "imports _late from d"], found
+
+
+# What a front end may import from core/ (besides the package's own face, for its version): the protocol,
+# the runtime, and what start-up needs before either (settings, the console streams, taking the key out
+# of the environment).
+FRONT_END_SURFACE = ("core.protocol", "core.protocol_commands", "core.runtime", "core.config", "core.console",
+                     "core.secret_env")
+# Imports past that surface today, each a debt to pay: the list may only shrink (an entry no longer
+# imported fails too, so it is struck when paid).
+SURFACE_DEBT = {
+    "agent.py": {"core.modes", "core.sanitize", "core.session.journal"},
+    "ui/plain/approver.py": {"core.agent.approvals"},
+    "ui/plain/interrupts.py": {"core.cancel"},
+    "ui/prune_cli.py": {"core.context.cap", "core.context.settings", "core.prune.pipeline"},
+    "ui/sandbox_exec.py": {"core.sandbox.trampoline"},
+    "ui/tui/clipboard.py": {"core.sandbox.reaper"},
+    "ui/tui/dialogs.py": {"core.agent.approvals"},
+    "ui/tui/render.py": {"core.sanitize"},
+}
+
+
+def past_the_surface(root: Path = ROOT) -> dict[str, set[str]]:
+    """Each front-end file → the core modules it imports beyond FRONT_END_SURFACE."""
+    known = modules("core", root=root)
+    fronts = [*modules("ui", root=root).values(), *(Module(e.removesuffix(".py"), root / e, root) for e in ENTRIES)]
+    found: dict[str, set[str]] = {}
+    for front in fronts:
+        beyond = {target for name, _ in imports(front)
+                  if (target := _resolve(name, known)) is not None and not _on_surface(target)}
+        if beyond:
+            found[front.path.relative_to(root).as_posix()] = beyond
+    return found
+
+
+def _on_surface(module: str) -> bool:
+    return module == "core" or any(module == s or module.startswith(s + ".") for s in FRONT_END_SURFACE)
+
+
+def test_front_ends_import_only_the_protocol_the_runtime_and_start_up() -> None:
+    found = past_the_surface()
+    new = {path: sorted(mods - SURFACE_DEBT.get(path, set())) for path, mods in found.items()}
+    assert not {p: m for p, m in new.items() if m}, "a front end reaches past core.protocol and core.runtime"
+    paid = {path: sorted(mods - found.get(path, set())) for path, mods in SURFACE_DEBT.items()}
+    assert not {p: m for p, m in paid.items() if m}, "paid debts: strike them from SURFACE_DEBT"
+
+
+def test_the_surface_check_sees_a_reach_past_it(tmp_path: Path) -> None:
+    files = {"core/__init__.py": "__version__ = '1'\n", "core/protocol.py": "", "core/runtime/__init__.py": "",
+             "core/runtime/slash.py": "", "core/agent/__init__.py": "", "core/agent/approvals.py": "",
+             "ui/__init__.py": "", "ui/a.py": "from core import __version__, protocol\nfrom core.runtime import slash\n",
+             "ui/b.py": "def f():\n    from core.agent.approvals import label\n", "agent.py": "import core.agent\n",
+             "tui.py": ""}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert past_the_surface(tmp_path) == {"ui/b.py": {"core.agent.approvals"}, "agent.py": {"core.agent"}}
