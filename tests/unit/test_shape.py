@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.support.paths import ROOT
 
 PACKAGES = ("core", "ui")
@@ -237,23 +239,8 @@ def free_form_meta(module: Module) -> Iterator[str]:
             yield f"{module.where(node)} reads .meta"
         elif isinstance(node, ast.keyword) and node.arg == "meta":
             yield f"{module.where(node)} passes meta="
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "meta":
+        elif isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "meta":
             yield f"{module.where(node)} declares meta:"
-
-
-def test_a_tool_result_carries_typed_facts_not_a_meta_dict() -> None:
-    """The facts beside a tool result are `core.session.items.ToolOutcome`; a free-form dict keyed
-    by convention is how three packages drifted apart."""
-    found = [use for module in modules("core").values() for use in free_form_meta(module)]
-    assert not found, "\n".join(found)
-
-
-def test_the_meta_check_sees_each_spelling(tmp_path: Path) -> None:
-    source = ("class R:\n    meta: dict = {}\n"
-              "def f(item):\n    g(item.meta['x'], meta={})\n    meta, _, rest = 'a b'.partition(' ')\n")
-    (tmp_path / "probe.py").write_text(source)
-    found = list(free_form_meta(Module("probe", tmp_path / "probe.py", tmp_path)))
-    assert sorted(use.split(" ", 1)[1] for use in found) == ["declares meta:", "passes meta=", "reads .meta"], found
 
 
 def private_imports(module: Module) -> Iterator[str]:
@@ -265,19 +252,36 @@ def private_imports(module: Module) -> Iterator[str]:
                     yield f"{module.where(node)} imports {alias.name} from {node.module or '.'}"
 
 
-def test_no_core_module_imports_another_s_private_names() -> None:
-    """A name shared across files is public in its package: `_names` stay inside one module, so a
-    reader follows one file at a time (the approval gate once spread one module over six)."""
-    found = [use for module in modules("core").values() for use in private_imports(module)]
+# Rules every module of core/ keeps, each with the check that finds a break.
+CORE_RULES = {
+    # the facts beside a tool result are a typed `core.session.items.ToolOutcome`, read by name
+    "no free-form meta dict": free_form_meta,
+    # a name shared across files is public in its package, so a reader follows one file at a time
+    "no private name imported across files": private_imports,
+}
+
+
+@pytest.mark.parametrize("rule", CORE_RULES)
+def test_the_core_keeps_its_rules(rule: str) -> None:
+    found = [use for module in modules("core").values() for use in CORE_RULES[rule](module)]
     assert not found, "\n".join(found)
 
 
-def test_the_private_check_sees_each_form(tmp_path: Path) -> None:
-    source = ("from a.b import _State, Public, __version__\nfrom .c import (\n    _judge,\n)\n"
-              "def f():\n    from d import _late\n")
+@pytest.mark.parametrize(("rule", "source", "expected"), [
+    ("no free-form meta dict",
+     "class R:\n    meta: dict = {}\ndef f(item):\n    g(item.meta['x'], meta={})\n"
+     "    meta, _, rest = 'a b'.partition(' ')\n",
+     ["declares meta:", "passes meta=", "reads .meta"]),
+    ("no private name imported across files",
+     "from a.b import _State, Public, __version__\nfrom .c import (\n    _judge,\n)\n"
+     "def f():\n    from d import _late\n",
+     ["imports _State from a.b", "imports _judge from c", "imports _late from d"]),
+])
+def test_each_rule_sees_every_spelling(tmp_path: Path, rule: str, source: str, expected: list[str]) -> None:
     (tmp_path / "probe.py").write_text(source)
-    found = [use.split(" ", 1)[1] for use in private_imports(Module("probe", tmp_path / "probe.py", tmp_path))]
-    assert sorted(found) == ["imports _State from a.b", "imports _judge from c", "imports _late from d"], found
+    probe = Module("probe", tmp_path / "probe.py", tmp_path)
+    found = [use.split(" ", 1)[1] for use in CORE_RULES[rule](probe)]
+    assert sorted(found) == expected, found
 
 
 # What a front end may import from core/ (besides the package's own face, for its version): the protocol,
@@ -302,7 +306,8 @@ SURFACE_DEBT = {
 def past_the_surface(root: Path = ROOT) -> dict[str, set[str]]:
     """Each front-end file → the core modules it imports beyond FRONT_END_SURFACE."""
     known = modules("core", root=root)
-    fronts = [*modules("ui", root=root).values(), *(Module(e.removesuffix(".py"), root / e, root) for e in ENTRIES)]
+    entries = [Module(entry.removesuffix(".py"), root / entry, root) for entry in ENTRIES]
+    fronts = [*modules("ui", root=root).values(), *entries]
     found: dict[str, set[str]] = {}
     for front in fronts:
         beyond = {target for name, _ in imports(front)
@@ -328,8 +333,8 @@ def test_the_surface_check_sees_a_reach_past_it(tmp_path: Path) -> None:
     files = {"core/__init__.py": "__version__ = '1'\n", "core/protocol.py": "", "core/runtime/__init__.py": "",
              "core/runtime/slash.py": "", "core/agent/__init__.py": "", "core/agent/approvals.py": "",
              "ui/__init__.py": "", "ui/a.py": "from core import __version__, protocol\nfrom core.runtime import slash\n",
-             "ui/b.py": "def f():\n    from core.agent.approvals import label\n", "agent.py": "import core.agent\n",
-             "tui.py": ""}
+             "ui/b.py": "def f():\n    from core.agent.approvals import label\n",
+             "agent.py": "import core.agent\n", "tui.py": ""}
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
