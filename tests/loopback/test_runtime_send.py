@@ -15,14 +15,14 @@ from core.cancel import Cancel
 from tests.support.runtime_harness import Inbox, runtime_for
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
-AT_ONCE = 0.2  # seconds
+AT_ONCE = 0.2  # seconds; stopping the slow job below takes 1 s
 
 
 class _SlowCancel(Cancel):
     """A job's token whose cancellation takes as long as ending a stubborn process tree can."""
 
     def cancel(self, reason: str = "interrupted by the user") -> None:
-        time.sleep(1.5)
+        time.sleep(1.0)
         super().cancel(reason)
 
 
