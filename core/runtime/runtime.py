@@ -31,7 +31,7 @@ from core.secrets import RedactingEmit, Redactor
 
 _Job = ev.Submit | ev.CommandOp
 _JOBS = (ev.Submit, *typing.get_args(ev.CommandOp))
-_Control = ev.Answer | ev.Interrupt
+_Control = ev.Answer | tuple[Cancel, str]  # an answer, or the job to stop and why
 
 
 class Runtime:
@@ -49,8 +49,7 @@ class Runtime:
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._control: queue.Queue[_Control | None] = queue.Queue()
         self._session: Session | None = None
-        self._cancel: Cancel | None = None  # the running job's
-        self._lock = threading.Lock()
+        self._cancel: Cancel | None = None  # the running job's (set and read whole: no lock needed)
         self._worker: threading.Thread | None = None
         self._controller: threading.Thread | None = None
         self._ids = itertools.count(1)
@@ -97,13 +96,18 @@ class Runtime:
     def send(self, op: ev.Op) -> str:
         """Any thread; only enqueues, never waits. Jobs (a prompt, a slash-command op) queue behind the
         running one, with an id given when the op has none; the id is returned, and the job's events
-        carry it. Answers and interrupts go to the control thread, which acts on them at once."""
+        carry it. Answers and interrupts go to the control thread, which acts on them at once; an interrupt
+        stops the job that runs when it is sent (none: nothing happens), never a later one."""
         if isinstance(op, _JOBS):
             job = op if op.id else dataclasses.replace(op, id=f"op-{next(self._ids)}")
             self._jobs.put(job)
             return job.id
-        if isinstance(op, ev.Answer | ev.Interrupt):
+        if isinstance(op, ev.Answer):
             self._control.put(op)
+        elif isinstance(op, ev.Interrupt):
+            cancel = self._cancel  # the job running now (one read): an interrupt never stops a later job
+            if cancel is not None:
+                self._control.put((cancel, op.reason))
         elif isinstance(op, ev.Shutdown):
             self._jobs.put(None)
         return ""
@@ -117,11 +121,8 @@ class Runtime:
                     case ev.Answer(approval_id=approval_id, decision=decision, reason=reason):
                         if self._session is not None:
                             self._session.agent.approvals.answer(approval_id, decision, reason)
-                    case ev.Interrupt(reason=reason):
-                        with self._lock:
-                            cancel = self._cancel
-                        if cancel is not None:
-                            cancel.cancel(reason)
+                    case (cancel, reason):
+                        cancel.cancel(reason)
             except Exception as exc:  # a bug must not stop the interrupts that follow
                 self.emit(ev.InternalError(message=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()))
 
@@ -129,9 +130,7 @@ class Runtime:
     def _work(self) -> None:
         while (job := self._jobs.get()) is not None:
             kind = "task" if isinstance(job, ev.Submit) else "command"
-            cancel = Cancel()
-            with self._lock:
-                self._cancel = cancel
+            cancel = self._cancel = Cancel()
             self.emit(ev.JobStarted(kind=kind, text=job.text if isinstance(job, ev.Submit) else job.command,
                                     op_id=job.id))
             try:
@@ -142,8 +141,7 @@ class Runtime:
             except Exception as exc:  # a bug must not kill the worker: say it, take the next job
                 self.emit(ev.InternalError(message=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()))
             finally:
-                with self._lock:
-                    self._cancel = None
+                self._cancel = None
                 self.emit(ev.JobEnded(kind=kind, op_id=job.id))
 
     def _command(self, op: ev.CommandOp, cancel: Cancel) -> None:
