@@ -33,6 +33,7 @@ from core.session.items import (
     FunctionCallOutput,
     Item,
     Reasoning,
+    ToolOutcome,
     UserMessage,
 )
 
@@ -127,9 +128,9 @@ class Session:
             name, args, text, meta = self._shell()
         else:
             name, args, text, meta = self._search()
-        meta = {"tool": name, "status": "ok", **meta}
-        text = cap_result(text, name, meta, SETTINGS.result_cap_tokens)  # layer (a), in the tool runner
-        return FunctionCall(cid, name, json.dumps(args)), FunctionCallOutput(cid, text, meta)
+        outcome = ToolOutcome(tool=name, **meta)
+        text = cap_result(text, name, outcome, SETTINGS.result_cap_tokens)  # layer (a), in the tool runner
+        return FunctionCall(cid, name, json.dumps(args)), FunctionCallOutput(cid, text, outcome)
 
     def _read(self, new: bool) -> tuple[str, dict, str, dict]:
         repo = self.repo
@@ -278,7 +279,7 @@ class ClearEveryTurn:
         assert isinstance(item, FunctionCallOutput)
         if item.call_id not in self._stand_ins:
             self._stand_ins[item.call_id] = FunctionCallOutput(
-                item.call_id, "[old output cleared]", item.meta
+                item.call_id, "[old output cleared]", item.outcome
             )
         return self._stand_ins[item.call_id]
 

@@ -5,8 +5,12 @@ one callback (`Emit`); front ends dispatch on its type with `match`. Everything 
 the core is an `Op` sent to the `Runtime` (`core.runtime.runtime`): submit a prompt, do what a slash
 command names (`SetMode`, `Undo`, `ListSessions`, …), answer an approval, interrupt, shut down. A slash
 command's answer is a typed event that carries data (`ModeChanged`, `ContextReport`, …) with the `id` of
-the op that asked; each front end words it itself. `to_wire` is the `--one --json` form of an event,
-`{"type": …, "v": PROTOCOL_VERSION, …fields}`; `docs/events.schema.json` is generated from these
+the op that asked; each front end words it itself. `to_wire` is an event as JSON,
+`{"type": …, "v": PROTOCOL_VERSION, …fields}`, and `from_wire` reads it back (v1 lines too).
+
+The `--one --json` stream publishes a projection of the events (`publish`): the runtime's and the
+HTTP client's bookkeeping (`INTERNAL`) and a bug's traceback stay inside, so they may change without
+changing the published interface. `docs/events.schema.json` is generated from the published
 classes (`python3 -m ui.jsonl --schema`) and a test keeps it current.
 
 Threads. Every event is emitted on the runtime's worker thread (the one running the agent or a
@@ -60,11 +64,27 @@ from core.protocol_commands import (  # noqa: F401 - re-exported: one protocol, 
     UndoFinished,
 )
 
-PROTOCOL_VERSION = 1
+# The published stream's version. 2: version 1 without the internal kinds (request_sent, first_byte,
+# job_started, job_ended), with internal_error's trace always empty, and with fields added; a reader
+# of version 1 that ignores fields it does not know reads every line of it.
+PROTOCOL_VERSION = 2
+READ_VERSIONS = (1, 2)  # the versions `from_wire` reads
 
 OK, ERROR_STATUS, REFUSED, INCOMPLETE, ABORTED_STATUS, STEP_LIMIT = (
     "ok", "error", "refused", "incomplete", "aborted", "step_limit")
 STATUSES = (OK, ERROR_STATUS, REFUSED, INCOMPLETE, ABORTED_STATUS, STEP_LIMIT)
+
+# The values of the enum-like fields, as types: a checker sees them, and the schema lists them.
+ToolStatus = Literal["ok", "error", "refused"]
+TaskStatus = Literal["ok", "error", "step_limit", "aborted"]
+CompactionStatus = Literal["ok", "error", "aborted"]
+Decision = Literal["once", "session", "workspace", "deny", "deny_reason"]  # core/agent/approvals.py's ids
+ApprovalKind = Literal["command", "tool", "unconfined"]
+ResolvedBy = Literal["user", "policy", "session", "interrupt"]
+NoticeKind = Literal["info", "warning", "retry", "context"]
+# Why a request or a task failed (core/provider/errors.py:ApiError.kind, and the loop's own stops).
+ErrorKind = Literal["auth", "balance", "rate_limit", "server", "invalid_request", "context_overflow", "network",
+                    "stream", "model_output", "incomplete", "aborted", "stuck", "step_limit"]
 
 
 # -- events: the core to a front end ------------------------------------------------------------
@@ -85,7 +105,7 @@ class SessionOpened:
     session_cost_usd: float | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
     folder: str = ""  # the session's folder (journal, outputs, logs)
-    mode: str = ""  # the approval mode: "auto", "ask" or "yes"
+    mode: Mode | Literal[""] = ""  # the approval mode
     sandbox: str = ""  # what confines commands, in a few words ("none" when nothing does)
 
 
@@ -186,16 +206,19 @@ class ToolFinished:
     name: str
     arguments: Any
     result: str
-    status: str
+    status: ToolStatus
     duration: float
     model_result: str = ""
     server: str = ""  # as in ToolStarted
+    # What the pruner made of a command's output, in characters (None for tools it does not prune).
+    pruned_from: int | None = None
+    pruned_to: int | None = None
 
 
 @dataclass(frozen=True)
 class ApprovalRequested:
     """Something waits for a person; answer with the `Answer` op (decision ids: "once", "session",
-    "deny", "deny_reason"). `kind` says what is asked: "command" (a risky command or write), "tool"
+    "workspace", "deny", "deny_reason"; `decisions` lists those offered). `kind` says what is asked: "command" (a risky command or write), "tool"
     (a tool whose server does not say it is read-only), or "unconfined" (run a command the sandbox
     blocked outside it)."""
 
@@ -209,7 +232,7 @@ class ApprovalRequested:
     decisions: list[dict[str, str]]
     command: str | None = None
     path: str | None = None
-    kind: str = "command"
+    kind: ApprovalKind = "command"
     rule: str | None = None  # what "always, in this workspace" (decision 5) would allow: `pytest`, `npm run`
 
 
@@ -222,9 +245,9 @@ class ApprovalResolved:
     type: ClassVar[str] = "approval_done"
     id: str
     call_id: str
-    decision: str
+    decision: Decision
     reason: str
-    by: str
+    by: ResolvedBy
 
 
 @dataclass(frozen=True)
@@ -238,7 +261,7 @@ class CompactionStarted:
 @dataclass(frozen=True)
 class CompactionDone:
     type: ClassVar[str] = "compaction_done"
-    status: str  # "ok", "error" or "aborted"
+    status: CompactionStatus
     message: str = ""
     input_tokens: int = 0
     cached_tokens: int = 0
@@ -268,11 +291,11 @@ class Notice:
 
     type: ClassVar[str] = "notice"
     message: str
-    kind: str = "info"
+    kind: NoticeKind = "info"
     delay: float | None = None
     attempt: int | None = None
     max_attempts: int | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
 
 
 @dataclass(frozen=True)
@@ -281,7 +304,7 @@ class Error:
 
     type: ClassVar[str] = "error"
     message: str
-    kind: str
+    kind: ErrorKind
 
 
 @dataclass(frozen=True)
@@ -297,7 +320,7 @@ class Done:
     """The task ended: "ok", "error", "step_limit" or "aborted"."""
 
     type: ClassVar[str] = "done"
-    status: str
+    status: TaskStatus
     text: str
     steps: int
 
@@ -348,7 +371,7 @@ class InternalError:
 
     type: ClassVar[str] = "internal_error"
     message: str
-    trace: str
+    trace: str = ""  # published empty (see `publish`)
 
 
 Event = Union[  # noqa: UP007 - the union is read at run time (schema, from_wire)
@@ -372,8 +395,25 @@ def fields_of(event: Event) -> dict[str, Any]:
 
 
 def to_wire(event: Event) -> dict[str, Any]:
-    """The published `--json` form: type and protocol version first, then the fields (rows as objects)."""
+    """The event as JSON: type and protocol version first, then every field (rows as objects)."""
     return {"type": event.type, "v": PROTOCOL_VERSION, **{k: _plain(v) for k, v in fields_of(event).items()}}
+
+
+# -- the published stream: a projection of the events -------------------------------------------
+# Bookkeeping of the runtime (jobs) and of the HTTP client (requests, first bytes): no part of what a
+# task did, and free to change with the code.
+INTERNAL: tuple[type, ...] = (RequestSent, FirstByte, JobStarted, JobEnded)
+PUBLISHED: tuple[type, ...] = tuple(cls for cls in typing.get_args(Event) if cls not in INTERNAL)
+# Fields published empty: a traceback shows the code's insides and the machine's paths (the field stays,
+# empty, for the readers of version 1, which required it).
+_KEPT_INSIDE: dict[type, dict[str, Any]] = {InternalError: {"trace": ""}}
+
+
+def publish(event: Event) -> dict[str, Any] | None:
+    """The `--json` line of `event`, or None for an internal one."""
+    if isinstance(event, INTERNAL):
+        return None
+    return to_wire(dataclasses.replace(event, **_KEPT_INSIDE.get(type(event), {})))
 
 
 def _plain(value: Any) -> Any:
@@ -387,6 +427,8 @@ def from_wire(data: dict[str, Any]) -> Event:
     cls = EVENT_TYPES.get(str(data.get("type")))
     if cls is None:
         raise ValueError(f"unknown event type {data.get('type')!r}")
+    if data.get("v") not in READ_VERSIONS:
+        raise ValueError(f"protocol version {data.get('v')!r}; this build reads {READ_VERSIONS}")
     try:
         return _decode(cls, {k: v for k, v in data.items() if k not in ("type", "v")})
     except TypeError as exc:
@@ -420,7 +462,7 @@ class Answer:
     """Answer the approval with this id."""
 
     approval_id: str
-    decision: str
+    decision: Decision
     reason: str = ""
 
 
@@ -482,9 +524,9 @@ def _object(cls: type, props: dict[str, Any], required: list[str]) -> dict[str, 
 
 
 def schema() -> dict[str, Any]:
-    """JSON Schema (draft 2020-12) for one line of `--one --json`: exactly one known event kind."""
+    """JSON Schema (draft 2020-12) for one line of `--one --json`: exactly one published event kind."""
     variants = [_object(cls, {"type": {"const": cls.type}, "v": {"const": PROTOCOL_VERSION}}, ["type", "v"])
-                for cls in typing.get_args(Event)]
+                for cls in PUBLISHED]
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "deepseek-agent/events.schema.json",
             "title": f"deepseek-agent --json event stream, protocol version {PROTOCOL_VERSION}",

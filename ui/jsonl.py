@@ -1,5 +1,5 @@
-"""`--one --json`: every event as one JSON line on stdout, in the published wire form
-(`core.protocol.to_wire`: its type and the protocol version first; see docs/events.schema.json)."""
+"""`--one --json`: every published event as one JSON line on stdout (`core.protocol.publish`: its type
+and the protocol version first; internal events are left out; see docs/events.schema.json)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ class JsonEmitter:
         self.out = out or sys.stdout
 
     def __call__(self, event: ev.Event) -> None:
-        self.out.write(json.dumps(ev.to_wire(event), ensure_ascii=False) + "\n")
-        self.out.flush()
+        line = ev.publish(event)
+        if line is not None:
+            self.out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self.out.flush()
 
 
 if __name__ == "__main__":

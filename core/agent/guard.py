@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 
 from core.context.placeholders import LEDGER_MARK, SUMMARY_MARK
-from core.context.repeats import FINGERPRINT
 from core.provider.assembler import TurnResult
 from core.session.items import FunctionCall, FunctionCallOutput
 
@@ -78,7 +77,7 @@ class Guard:
         if self.replays > REPLAYS_ALLOWED:
             return (f"Stopped: the model replayed the agent's own placeholder texts ('same output as …') "
                     f"{self.replays} times instead of working on the task.")
-        marks = {str(o.meta.get(FINGERPRINT, "")) for o in outputs}
+        marks = {o.outcome.fingerprint for o in outputs}
         new = bool(marks - self.seen)
         self.seen |= marks
         self.idle = 0 if new else self.idle + 1

@@ -7,7 +7,6 @@ Whatever happens, the history stays valid for the next request: every function c
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass
 from functools import partial
@@ -18,6 +17,7 @@ from core import protocol as ev
 from core.agent.approvals import Approvals
 from core.agent.guard import UNREADABLE_IN_A_ROW, Guard
 from core.agent.prompt import session_instructions
+from core.agent.results import finish
 from core.agent.rules import AllowRules
 from core.agent.text_calls import recover_text_call
 from core.cancel import Cancel
@@ -31,8 +31,6 @@ from core.context import (
     ContextManager,
     Shaped,
     UsageTotals,
-    cap_result,
-    judge_repeat,
     parse_prices,
     text_tokens,
 )
@@ -55,6 +53,7 @@ from core.session.items import (
     Item,
     Reasoning,
     Summary,
+    ToolOutcome,
     UserMessage,
     to_record,
 )
@@ -138,7 +137,7 @@ class Agent:
         open_calls = [i for i in self.history if isinstance(i, FunctionCall) and i.call_id not in answered]
         for call in open_calls:
             self._record(FunctionCallOutput(call.call_id, INTERRUPTED_OUTPUT,
-                                            meta={"tool": call.name, "status": "interrupted"}))
+                                            ToolOutcome(tool=call.name, status="interrupted")))
 
     def _steps(self, cancel: Cancel) -> Outcome:
         guard = Guard()
@@ -187,35 +186,29 @@ class Agent:
         return Outcome("step_limit", "", self.settings.max_steps, ApiError(message, kind="step_limit"))
 
     def _run_calls(self, calls: list[FunctionCall], cancel: Cancel, guard: Guard) -> bool:
-        """Run the turn's calls in order; False if interrupted (the rest get a 'not run' output)."""
-        held = _HeldToolEvent(self.emit)
+        """Run the turn's calls in order, each gate → run → finish → record (core/agent/results.py);
+        False if interrupted (the rest get a 'not run' output)."""
         cap = self.context.settings.result_cap_tokens
         outputs: list[FunctionCallOutput] = []
         for call in calls:
             if cancel.cancelled:
                 self._record(FunctionCallOutput(call.call_id, "[not run: the user interrupted the turn]",
-                                                meta={"tool": call.name, "status": "interrupted"}))
+                                                ToolOutcome(tool=call.name, status="interrupted")))
                 continue
             mcp_tools = self.mcp.tools if self.mcp is not None else {}
             kind = "tool" if call.name in mcp_tools else "command"
-            ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=held, cancel=cancel,
+            ctx = ToolContext(workspace=self.workspace, settings=self.settings, emit=self.emit, cancel=cancel,
                               approve=self.approvals.gate(call, str(self.workspace.root), cancel, kind),
                               approve_unconfined=self.approvals.gate(call, str(self.workspace.root), cancel,
                                                                      kind="unconfined"),
                               archive=self.archive, checkpoints=self.checkpoints,
                               result_chars=prune_budget_chars(cap), mode=self.approvals.mode,
                               allowed=self.approvals.allowed)
-            output = run_tool(call, ctx, mcp_tools)
-            repeat = judge_repeat(self.history, call, output)
-            output.output = repeat.text or output.output
-            self._stuck = repeat.message or self._stuck
-            if (warning := guard.replayed(call)) is not None:
-                output.output += "\n" + warning
-            outputs.append(output)
-            # Undecodable file names and bytes must not reach the request, nor the key the model.
-            output.output = self._redact(clean_text(cap_result(output.output, call.name, output.meta, cap)))
-            held.release(output.output)
-            self._record(output)
+            finished = finish(call, run_tool(call, ctx, mcp_tools), self.history, guard, cap, self._redact)
+            self._stuck = finished.stuck or self._stuck
+            outputs.append(finished.output)
+            self._record(finished.output)
+            self.emit(finished.event)
         self._stuck = self._stuck or guard.after_step(outputs)
         return not cancel.cancelled
 
@@ -381,26 +374,6 @@ class Agent:
                              session_cost_usd=self.usage.cost_usd if known else None))
 
 
-class _HeldToolEvent:
-    """The emit tools get: forwards everything, but holds the `tool` event until the loop knows what
-    the model will receive (capped and redacted), so the event can carry both."""
-
-    def __init__(self, emit: Emit) -> None:
-        self._emit = emit
-        self._held: ev.ToolFinished | None = None
-
-    def __call__(self, event: ev.Event) -> None:
-        if isinstance(event, ev.ToolFinished):
-            self._held = event
-        else:
-            self._emit(event)
-
-    def release(self, model_result: str) -> None:
-        if self._held is not None:
-            held, self._held = self._held, None
-            self._emit(dataclasses.replace(held, model_result=model_result))
-
-
 def display_history(items: list[Item]) -> list[dict]:
     """The history as `session` event entries (see core/protocol.py), calls joined with their outputs."""
     outputs = {i.call_id: i for i in items if isinstance(i, FunctionCallOutput)}
@@ -418,7 +391,7 @@ def display_history(items: list[Item]) -> list[dict]:
             output = outputs.get(item.call_id)
             entries.append({"kind": "tool", "call_id": item.call_id, "name": item.name, "arguments": arguments,
                             "result": output.output if output else "",
-                            "status": _status(output.meta.get("status")) if output else ev.ABORTED_STATUS})
+                            "status": _status(output.outcome.status) if output else ev.ABORTED_STATUS})
     return entries
 
 

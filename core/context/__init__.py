@@ -14,7 +14,7 @@ What the loop does:
     # retry; if that overflows too, stop the turn gracefully.
 
     # the tool runner, on every result (after the pruner):
-    output = cap_result(text, tool_name, meta, settings.result_cap_tokens)
+    output = cap_result(text, tool_name, outcome, settings.result_cap_tokens)
     # after running each call: the same output as its last run becomes one line; stuck stops the task
     repeat = judge_repeat(journal, call, output_item)
 

@@ -45,4 +45,4 @@ def _source(item: Item, names: dict[str, str]) -> str:
     if isinstance(item, FunctionCall):
         return "tool calls"
     assert isinstance(item, FunctionCallOutput)
-    return f"tool results: {item.meta.get('tool') or names.get(item.call_id, 'unknown')}"
+    return f"tool results: {item.outcome.tool or names.get(item.call_id, 'unknown')}"

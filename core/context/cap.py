@@ -7,8 +7,7 @@ does the same at its single tool exit).
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..session.items import ToolOutcome
 from .tokens import text_tokens
 
 _POINTER_TOKENS = 48  # room kept for the note that replaces the cut text
@@ -23,17 +22,17 @@ def prune_budget_chars(max_tokens: int) -> int:
     return max(max_tokens - _POINTER_TOKENS, 0) * _PRUNE_CHARS_PER_TOKEN
 
 
-def cap_result(text: str, tool_name: str, meta: dict[str, Any], max_tokens: int) -> str:
+def cap_result(text: str, tool_name: str, outcome: ToolOutcome, max_tokens: int) -> str:
     """`text` unchanged when it fits `max_tokens`, else cut to fit with a re-read pointer.
 
-    read_file keeps its first lines and names the offset to continue from (`meta` offset is the
-    1-based first line, limit a line count); other tools keep head and tail, where errors and
+    read_file keeps its first lines and names the offset to continue from (the outcome's offset is
+    the 1-based first line, limit a line count); other tools keep head and tail, where errors and
     summaries tend to be, and point at `read_output` when the runner archived the full output.
     """
     if tool_name == "read_file":
         keep = _room(text, max_tokens)
-        return text if keep is None else _cap_read(text, meta, keep)
-    archive = meta.get("archive")
+        return text if keep is None else _cap_read(text, outcome, keep)
+    archive = outcome.archive
     return cut_middle(
         text,
         max_tokens,
@@ -61,17 +60,17 @@ def _room(text: str, max_tokens: int) -> int | None:
     return None if total <= max_tokens else max(len(text) * (max_tokens - _POINTER_TOKENS) // total, 0)
 
 
-def _cap_read(text: str, meta: dict[str, Any], keep: int) -> str:
+def _cap_read(text: str, read: ToolOutcome, keep: int) -> str:
     head = _head(text, keep)
     shown = head.count("\n")
     if not head.endswith("\n") or shown == 0:
         return f"{head}\n[… {len(text) - len(head)} more characters omitted to fit the context budget]"
-    offset = meta.get("offset") if isinstance(meta.get("offset"), int) else 1
-    limit = meta.get("limit")
+    offset = read.offset if isinstance(read.offset, int) else 1
+    limit = read.limit
     rest = f" limit={limit - shown}" if isinstance(limit, int) else ""
     return (
         f"{head}[… truncated to fit the context budget after {shown} lines — continue with "
-        f"read_file path={meta.get('path', '?')} offset={offset + shown}{rest}]"
+        f"read_file path={read.path or '?'} offset={offset + shown}{rest}]"
     )
 
 

@@ -43,8 +43,8 @@ def clear_old_results(p: Pass, min_tokens: int) -> Action | None:
         assert isinstance(item, FunctionCallOutput)
         call = p.items[p.index.call_at[item.call_id]]
         args = arguments(call) if isinstance(call, FunctionCall) else {}
-        text = cleared(p.index.tools[i], item.meta, args)
+        text = cleared(p.index.tools[i], item.outcome, args)
         if text is not None:
-            saved += p.replace(i, FunctionCallOutput(item.call_id, text, item.meta))
+            saved += p.replace(i, FunctionCallOutput(item.call_id, text, item.outcome))
             count += 1
     return Action(f"cleared {count} old tool results", saved) if count else None

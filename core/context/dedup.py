@@ -20,6 +20,6 @@ def supersede_rereads(p: Pass) -> Action | None:
             continue
         item = p.items[old]
         assert isinstance(item, FunctionCallOutput)
-        saved += p.replace(old, FunctionCallOutput(item.call_id, superseded(item.meta), item.meta))
+        saved += p.replace(old, FunctionCallOutput(item.call_id, superseded(item.outcome), item.outcome))
         count += 1
     return Action(f"replaced {count} re-read file results with pointers", saved) if count else None

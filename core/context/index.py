@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..session.items import FunctionCall, FunctionCallOutput, Item
+from ..session.items import FunctionCall, FunctionCallOutput, Item, ToolOutcome
 from .calls import MUTATING_TOOLS
 from .tokens import item_tokens
 
@@ -33,7 +33,7 @@ class JournalIndex:
     starts: list[int] = field(default_factory=list)  # first index of each turn group (never splits a pair)
     users: list[int] = field(default_factory=list)
     outputs: list[int] = field(default_factory=list)
-    tools: dict[int, str] = field(default_factory=dict)  # output index -> tool name (meta, else the call's)
+    tools: dict[int, str] = field(default_factory=dict)  # output index -> tool name (its outcome's, else the call's)
     call_at: dict[str, int] = field(default_factory=dict)
     pending: dict[str, int] = field(default_factory=dict)  # calls still waiting for their output
     orphans: set[int] = field(default_factory=set)  # outputs whose call never appeared
@@ -88,23 +88,24 @@ class JournalIndex:
             self.starts.pop()
         self.outputs.append(i)
         call_item = items[call]
-        tool = str(item.meta.get("tool") or (call_item.name if isinstance(call_item, FunctionCall) else ""))
+        outcome = item.outcome
+        tool = outcome.tool or (call_item.name if isinstance(call_item, FunctionCall) else "")
         self.tools[i] = tool
-        path = item.meta.get("path")
-        if not isinstance(path, str):
+        path = outcome.path
+        if not path:
             return
         if tool in MUTATING_TOOLS:
             self._writes[path] = self._writes.get(path, 0) + 1
-            if item.meta.get("status", "ok") == "ok":
+            if outcome.status == "ok":
                 self.changed_files.pop(path, None)
                 self.changed_files[path] = None
-        elif tool == "read_file" and item.meta.get("status", "ok") == "ok" and item.meta.get("sha"):
-            self._note_read(i, path, item.meta)
+        elif tool == "read_file" and outcome.status == "ok" and outcome.sha:
+            self._note_read(i, outcome)
 
-    def _note_read(self, i: int, path: str, meta: dict[str, Any]) -> None:
-        key = (path, meta.get("offset"), meta.get("limit"))
-        writes = self._writes.get(path, 0)
+    def _note_read(self, i: int, read: ToolOutcome) -> None:
+        key = (read.path, read.offset, read.limit)
+        writes = self._writes.get(read.path, 0)
         earlier = self._reads.get(key)
-        if earlier and earlier.sha == meta["sha"] and earlier.writes == writes:
+        if earlier and earlier.sha == read.sha and earlier.writes == writes:
             self.superseded[earlier.index] = i
-        self._reads[key] = _Read(i, meta["sha"], writes)
+        self._reads[key] = _Read(i, read.sha, writes)

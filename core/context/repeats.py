@@ -22,7 +22,6 @@ from .calls import call_key
 
 STUCK_AFTER = 3  # the same failing output this many times in a row stops the task
 STUCK_AFTER_SUCCESS = 6  # the same successful output this many times in a row stops it too
-FINGERPRINT = "fingerprint"  # the meta key of a result's normalised hash
 
 # What differs between two runs that did the same thing.
 _VOLATILE = (
@@ -58,10 +57,10 @@ def judge_repeat(history: list[Item], call: FunctionCall, output: FunctionCallOu
     """Compare `output` with the last result of the same call since the user last spoke.
 
     `history` is the journal so far; it holds `call` itself (skipped) and not yet `output`. The
-    output's meta gets its fingerprint, so the next repeat can be compared with it.
+    output's outcome gets its fingerprint, so the next repeat can be compared with it.
     """
     mark = fingerprint(output.output)
-    output.meta[FINGERPRINT] = mark
+    output.outcome.fingerprint = mark
     key = call_key(call)
     outputs = {i.call_id: i for i in history if isinstance(i, FunctionCallOutput)}
     in_a_row = 1  # the same output and status, with nothing in between, counting this one
@@ -73,7 +72,7 @@ def judge_repeat(history: list[Item], call: FunctionCall, output: FunctionCallOu
         if not isinstance(item, FunctionCall) or item.call_id == call.call_id:
             continue
         earlier = outputs.get(item.call_id)
-        same = call_key(item) == key and earlier is not None and earlier.meta.get(FINGERPRINT) == mark
+        same = call_key(item) == key and earlier is not None and earlier.outcome.fingerprint == mark
         if previous is None and call_key(item) == key:
             previous = earlier
         if adjacent and same and _failed(earlier) == _failed(output):
@@ -82,7 +81,7 @@ def judge_repeat(history: list[Item], call: FunctionCall, output: FunctionCallOu
             adjacent = False
         if not adjacent and previous is not None:
             break
-    if previous is None or previous.meta.get(FINGERPRINT) != mark:
+    if previous is None or previous.outcome.fingerprint != mark:
         return Repeat()
     text = f"same output as {_name(previous)}{_exit(output)}"
     failing = _failed(output)
@@ -95,14 +94,14 @@ def judge_repeat(history: list[Item], call: FunctionCall, output: FunctionCallOu
 
 
 def _failed(item: FunctionCallOutput | None) -> bool:
-    return item is not None and item.meta.get("status") == "error"
+    return item is not None and item.outcome.status == "error"
 
 
 def _name(previous: FunctionCallOutput) -> str:
-    archive = previous.meta.get("archive")
-    return str(archive) if archive else f"the previous identical call ({previous.call_id})"
+    archive = previous.outcome.archive
+    return archive if archive else f"the previous identical call ({previous.call_id})"
 
 
 def _exit(output: FunctionCallOutput) -> str:
-    code = output.meta.get("exit_code")
+    code = output.outcome.exit_code
     return f" (exit {code})" if code is not None else ""

@@ -29,7 +29,7 @@ def text_tokens(text: str) -> int:
 
 
 def item_tokens(item: Item) -> int:
-    """Estimated tokens of one input item as `to_input()` sends it (meta is never sent)."""
+    """Estimated tokens of one input item as `to_input()` sends it (its outcome is never sent)."""
     if isinstance(item, FunctionCall):
         body = text_tokens(item.arguments) + text_tokens(item.call_id) + text_tokens(item.name)
     elif isinstance(item, FunctionCallOutput):

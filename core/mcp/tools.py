@@ -22,6 +22,7 @@ from core.mcp.config import WORKSPACE_FILE, ServerConfig
 from core.mcp.consent import ConsentStore
 from core.mcp.manager import FAILED, McpManager, McpTool, McpUnavailable
 from core.mcp.naming import tool_name
+from core.session.items import ToolOutcome
 from core.tools.base import Tool, ToolContext, ToolResult
 
 # (what, why, *, kind, keep) -> None when allowed, else why not: `Approvals.ask` for the MCP client.
@@ -124,11 +125,11 @@ class McpTools:
                 if refusal is not None:
                     return ToolResult(f"refused: {why}, so it needs the user's yes, and it was not given ({refusal}). "
                                       "Use a read-only tool, or ask the user to allow this one.",
-                                      status="refused", meta={"server": mcp_tool.server})
+                                      status="refused", outcome=ToolOutcome(server=mcp_tool.server))
             try:
                 result = self.manager.call(mcp_tool.server, mcp_tool.name, args, ctx.cancel)
             except McpUnavailable as exc:
-                return ToolResult(f"error: {exc}", status="error", meta={"server": mcp_tool.server})
+                return ToolResult(f"error: {exc}", status="error", outcome=ToolOutcome(server=mcp_tool.server))
             return to_result(result, mcp_tool.server, ctx)
 
         return run
@@ -154,14 +155,14 @@ def to_result(result: Any, server: str, ctx: ToolContext) -> ToolResult:
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False, indent=1))
     text = "\n".join(parts) if parts else "(the tool returned nothing)"
-    meta: dict[str, Any] = {"server": server}
+    outcome = ToolOutcome(server=server)
     if ctx.archive is not None and len(text) > ctx.result_chars:
         archive_id = ctx.archive.new_id()
         ctx.archive.write(archive_id, text)
-        meta["archive"] = archive_id
+        outcome.archive = archive_id
     if result.is_error:
-        return ToolResult(f"error (reported by the tool): {text}", status="error", meta=meta)
-    return ToolResult(text, meta=meta)
+        return ToolResult(f"error (reported by the tool): {text}", status="error", outcome=outcome)
+    return ToolResult(text, outcome=outcome)
 
 
 def _block_text(block: Any) -> str:

@@ -5,6 +5,10 @@ It owns the worker thread that runs tasks and slash commands one at a time, the 
 /resume and /clear swap inside it), the approval policy, and redaction: every event passes one
 `RedactingEmit` before any front end sees it. This is the submission-queue / event-queue design
 of codex, sized for Python threads.
+
+`send` only enqueues, so a front end may call it from its event loop or from inside an event
+callback: jobs go to the worker's queue, answers and interrupts to a control thread of their own,
+which acts on them while the worker is busy (an interrupt's callbacks may wait for a process tree).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from core.secrets import RedactingEmit, Redactor
 
 _Job = ev.Submit | ev.CommandOp
 _JOBS = (ev.Submit, *typing.get_args(ev.CommandOp))
+_Control = ev.Answer | tuple[Cancel, str]  # an answer, or the job to stop and why
 
 
 class Runtime:
@@ -42,10 +47,11 @@ class Runtime:
         self._resume, self._resume_latest = resume, resume_latest
         self.emit = RedactingEmit(on_event, Redactor(settings.api_key))
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self._control: queue.Queue[_Control | None] = queue.Queue()
         self._session: Session | None = None
-        self._cancel: Cancel | None = None  # the running job's
-        self._lock = threading.Lock()
+        self._cancel: Cancel | None = None  # the running job's (set and read whole: no lock needed)
         self._worker: threading.Thread | None = None
+        self._controller: threading.Thread | None = None
         self._ids = itertools.count(1)
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -61,15 +67,19 @@ class Runtime:
     def start(self) -> None:
         if self._worker is None:
             self._worker = threading.Thread(target=self._work, name="agent-runtime", daemon=True)
+            self._controller = threading.Thread(target=self._steer, name="agent-control", daemon=True)
             self._worker.start()
+            self._controller.start()
 
     def close(self, timeout: float = 10.0) -> None:
         """Stop taking jobs, interrupt the running one, and close the session (its commands' process
         trees end with it)."""
         self.send(ev.Interrupt("the agent is closing"))
         self.send(ev.Shutdown())
-        if self._worker is not None and self._worker is not threading.current_thread():
-            self._worker.join(timeout)
+        self._control.put(None)  # after the interrupt: the control thread acts on it, then ends
+        for thread in (self._worker, self._controller):
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(timeout)
         if self._session is not None:
             self._session.close()
 
@@ -84,33 +94,43 @@ class Runtime:
 
     # -- ops --------------------------------------------------------------------------------------
     def send(self, op: ev.Op) -> str:
-        """Any thread. Jobs (a prompt, a slash-command op) queue behind the running one, with an id given
-        when the op has none; the id is returned, and the job's events carry it. Answers and
-        interrupts act at once."""
+        """Any thread; only enqueues, never waits. Jobs (a prompt, a slash-command op) queue behind the
+        running one, with an id given when the op has none; the id is returned, and the job's events
+        carry it. Answers and interrupts go to the control thread, which acts on them at once; an interrupt
+        stops the job that runs when it is sent (none: nothing happens), never a later one."""
         if isinstance(op, _JOBS):
             job = op if op.id else dataclasses.replace(op, id=f"op-{next(self._ids)}")
             self._jobs.put(job)
             return job.id
-        match op:
-            case ev.Answer(approval_id=approval_id, decision=decision, reason=reason):
-                if self._session is not None:
-                    self._session.agent.approvals.answer(approval_id, decision, reason)
-            case ev.Interrupt(reason=reason):
-                with self._lock:
-                    cancel = self._cancel
-                if cancel is not None:
-                    cancel.cancel(reason)
-            case ev.Shutdown():
-                self._jobs.put(None)
+        if isinstance(op, ev.Answer):
+            self._control.put(op)
+        elif isinstance(op, ev.Interrupt):
+            cancel = self._cancel  # the job running now (one read): an interrupt never stops a later job
+            if cancel is not None:
+                self._control.put((cancel, op.reason))
+        elif isinstance(op, ev.Shutdown):
+            self._jobs.put(None)
         return ""
+
+    # -- the control thread -----------------------------------------------------------------------
+    def _steer(self) -> None:
+        """Answers and interrupts, in the order they were sent, beside the running job."""
+        while (op := self._control.get()) is not None:
+            try:
+                match op:
+                    case ev.Answer(approval_id=approval_id, decision=decision, reason=reason):
+                        if self._session is not None:
+                            self._session.agent.approvals.answer(approval_id, decision, reason)
+                    case (cancel, reason):
+                        cancel.cancel(reason)
+            except Exception as exc:  # a bug must not stop the interrupts that follow
+                self.emit(ev.InternalError(message=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()))
 
     # -- the worker -------------------------------------------------------------------------------
     def _work(self) -> None:
         while (job := self._jobs.get()) is not None:
             kind = "task" if isinstance(job, ev.Submit) else "command"
-            cancel = Cancel()
-            with self._lock:
-                self._cancel = cancel
+            cancel = self._cancel = Cancel()
             self.emit(ev.JobStarted(kind=kind, text=job.text if isinstance(job, ev.Submit) else job.command,
                                     op_id=job.id))
             try:
@@ -121,8 +141,7 @@ class Runtime:
             except Exception as exc:  # a bug must not kill the worker: say it, take the next job
                 self.emit(ev.InternalError(message=f"{type(exc).__name__}: {exc}", trace=traceback.format_exc()))
             finally:
-                with self._lock:
-                    self._cancel = None
+                self._cancel = None
                 self.emit(ev.JobEnded(kind=kind, op_id=job.id))
 
     def _command(self, op: ev.CommandOp, cancel: Cancel) -> None:

@@ -26,6 +26,7 @@ from core.session.items import (
     FunctionCall,
     FunctionCallOutput,
     Item,
+    ToolOutcome,
     UserMessage,
     item_from_record,
     to_record,
@@ -233,7 +234,7 @@ def repair(items: list[Item]) -> tuple[list[Item], int]:
 
 def _interrupted(call: FunctionCall) -> FunctionCallOutput:
     return FunctionCallOutput(call_id=call.call_id, output=INTERRUPTED_OUTPUT,
-                              meta={"tool": call.name, "status": "interrupted"})
+                              outcome=ToolOutcome(tool=call.name, status="interrupted"))
 
 
 @dataclass

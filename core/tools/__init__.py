@@ -1,4 +1,4 @@
-"""The tools the model can call, and `run_tool`: the one exit every tool result leaves through.
+"""The tools the model can call, and `run_tool`: the run step of every call (core/agent/results.py).
 
 Invalid JSON, unknown tools, bad arguments and tool exceptions all become a clear error *result*
 for the model (never a crash), so it can correct itself on the next step.
@@ -6,20 +6,21 @@ for the model (never a crash), so it can correct itself on the next step.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from core import protocol as ev
-from core.session.items import FunctionCall, FunctionCallOutput
-from core.tools.base import Tool, ToolContext, ToolError, ToolResult, params, parse_arguments
+from core.session.items import FunctionCall
+from core.tools.base import Tool, ToolContext, ToolError, ToolResult, ToolRun, params, parse_arguments
 from core.tools.files import edit_file, list_files, multi_edit, read_file, write_file
 from core.tools.output import read_output
 from core.tools.search import search
 from core.tools.shell import detect_shell, run_shell
 
-__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError", "ToolResult", "run_tool", "tool_schemas"]
+__all__ = ["TOOLS", "Tool", "ToolContext", "ToolError", "ToolResult", "ToolRun", "run_tool", "tool_schemas"]
 
 _PATH = {"type": "string", "description": "Path relative to the workspace root."}
 
@@ -36,7 +37,7 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
         "command": {"type": "string", "description": "The command line to run."},
         "timeout": {"type": "integer", "description": "Seconds before the command is killed (default and maximum: "
                                                       "the user's AGENT_SHELL_TIMEOUT)."},
-    }, ["command"]), run_shell),
+    }, ["command"]), run_shell, checkpointed=True),
     Tool("read_file", "Read a text file with line numbers. Use offset/limit (in lines) to page through big files.",
          params({
              "path": _PATH,
@@ -95,9 +96,9 @@ def tool_schemas() -> list[dict[str, Any]]:
     return [tool.schema() for tool in TOOLS.values()]
 
 
-def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | None = None) -> FunctionCallOutput:
-    """Run one call and return its output item; emits `tool_start` and `tool` around it. `extra`:
-    the session's other tools (its MCP servers')."""
+def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | None = None) -> ToolRun:
+    """Run one call (emitting `ToolStarted`) and say what it produced; the loop's finish step shapes
+    it and emits `ToolFinished`. `extra`: the session's other tools (its MCP servers')."""
     ctx.call_id = call.call_id
     tool = TOOLS.get(call.name) or (extra or {}).get(call.name)
     shown_args: Any = call.arguments
@@ -114,8 +115,9 @@ def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | N
     else:
         try:
             args = parse_arguments(call.arguments, tool)
-            if tool.name == "run_shell" and ctx.checkpoints is not None:
-                with ctx.checkpoints.command(args["command"]):  # what the command changes can be undone
+            if tool.checkpointed and ctx.checkpoints is not None:
+                # what it changes can be undone; the checkpoint is named by its command line
+                with ctx.checkpoints.command(str(args.get("command") or call.name)):
                     result = tool.handler(args, ctx)
             else:
                 result = tool.handler(args, ctx)
@@ -125,8 +127,6 @@ def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | N
             result = ToolResult(f"error: {call.name} failed: {exc}", status="error")
         except Exception as exc:  # a bug in a tool must not end the session
             result = ToolResult(f"error: {call.name} crashed ({type(exc).__name__}: {exc})", status="error")
-    duration = time.monotonic() - start
-    ctx.emit(ev.ToolFinished(call_id=call.call_id, name=call.name, arguments=shown_args,
-                       result=result.output, status=result.status, duration=round(duration, 3), server=server))
-    meta = {"tool": call.name, "status": result.status, **result.meta}
-    return FunctionCallOutput(call_id=call.call_id, output=result.output, meta=meta)
+    outcome = dataclasses.replace(result.outcome, tool=call.name, status=result.status)
+    return ToolRun(call.call_id, call.name, shown_args, result.output, outcome,
+                   round(time.monotonic() - start, 3), server)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.cancel import Cancel
 from core.config import Settings
 from core.modes import AUTO
 from core.protocol import Emit
 from core.prune.archive import OutputArchive
+from core.session.items import ToolOutcome
 from core.tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -27,9 +28,24 @@ class ToolError(Exception):
 
 @dataclass
 class ToolResult:
+    """What a handler returns: the text, and the facts beside it (`run_tool` fills `tool` and `status`)."""
+
     output: str
-    status: str = "ok"  # "ok", "error" or "refused"
-    meta: dict[str, Any] = field(default_factory=dict)
+    status: Literal["ok", "error", "refused"] = "ok"
+    outcome: ToolOutcome = field(default_factory=ToolOutcome)
+
+
+@dataclass
+class ToolRun:
+    """A call that ran, before the loop shapes its text for the model (core/agent/results.py)."""
+
+    call_id: str
+    name: str
+    arguments: Any  # as shown to the user: the decoded JSON, or the raw text when it is not JSON
+    output: str
+    outcome: ToolOutcome  # with `tool` and `status` filled in
+    duration: float
+    server: str = ""
 
 
 @dataclass
@@ -59,6 +75,7 @@ class Tool:
     parameters: dict[str, Any]
     handler: Handler
     server: str = ""  # the MCP server that serves it; empty for the built-in tools
+    checkpointed: bool = False  # it may change the workspace in ways only a snapshot records (for /undo)
 
     def schema(self) -> dict[str, Any]:
         """The flat Responses-API function tool shape."""

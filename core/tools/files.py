@@ -1,6 +1,6 @@
 """File tools: read (numbered, paged), write, search/replace edits (one or several), and listing.
 
-Every path goes through the workspace guard. Results carry `meta` facts (path, range, content
+Every path goes through the workspace guard. Results carry typed facts (path, range, content
 hash) that the context shaper uses to replace stale duplicate reads.
 """
 
@@ -17,6 +17,7 @@ from core.agent.agents_seen import AGENTS_FILE, AgentsSeen
 from core.checkpoints.diff import unified
 from core.credentials import is_credential_path
 from core.secrets import REDACTED
+from core.session.items import ToolOutcome
 from core.tools.atomic import WriteFailed, write_atomically
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.edit_match import EditMismatch, Placement, locate, locate_all
@@ -105,9 +106,9 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             lines.append(entry)
             chars += len(entry) + 1
             last_shown = total
-    meta = {"path": rel, "offset": offset, "limit": limit, "sha": digest.hexdigest(), "total_lines": total}
+    outcome = ToolOutcome(path=rel, offset=offset, limit=limit, sha=digest.hexdigest(), total_lines=total)
     if total == 0:
-        return ToolResult(f"{rel} is empty (0 lines)", meta=meta)
+        return ToolResult(f"{rel} is empty (0 lines)", outcome=outcome)
     if offset > total:
         raise ToolError(f"offset {offset} is past the end of {rel} ({total} lines)")
     text = "\n".join(lines)
@@ -115,7 +116,7 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         why = f"{MAX_READ_CHARS:,}-character cap" if capped else f"limit {limit}"
         text += (f"\n[showing lines {offset}-{last_shown} of {total} ({why}); "
                  f"continue with read_file offset={last_shown + 1}]")
-    return ToolResult(text, meta=meta)
+    return ToolResult(text, outcome=outcome)
 
 
 def _capped_lines(handle: BinaryIO, digest: Any) -> Iterator[tuple[bytes, int]]:
@@ -196,7 +197,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     lines = len(content.splitlines())
     what = f"overwrote {rel} (was {len(previous.splitlines())} lines)" if previous is not None else f"created {rel}"
     return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes",
-                      meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})
+                      outcome=ToolOutcome(path=rel, sha=hashlib.sha256(data).hexdigest()))
 
 
 def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -246,7 +247,7 @@ def _apply_edits(path: str, edits: list[dict[str, Any]], ctx: ToolContext, tool:
     _store(ctx, target, data, previous=raw)
     if ctx.checkpoints is not None:
         ctx.checkpoints.file_changed(tool, rel, raw, data)
-    return ToolResult(f"edited {rel}: " + "\n".join(reports), meta={"path": rel, "sha": hashlib.sha256(data).hexdigest()})
+    return ToolResult(f"edited {rel}: " + "\n".join(reports), outcome=ToolOutcome(path=rel, sha=hashlib.sha256(data).hexdigest()))
 
 
 def _report(text: str, places: list[Placement], label: str) -> str:

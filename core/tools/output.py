@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.session.items import ToolOutcome
 from core.tools.base import ToolContext, ToolError, ToolResult
 
 
@@ -15,4 +16,4 @@ def read_output(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                                 grep=args.get("grep"))
     except ValueError as exc:
         raise ToolError(str(exc)) from None
-    return ToolResult(text, meta={"archive": args["id"]})
+    return ToolResult(text, outcome=ToolOutcome(archive=args["id"]))

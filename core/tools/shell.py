@@ -26,6 +26,7 @@ from core.sandbox.blocked import how_to_allow
 from core.sandbox.protected import Snapshot
 from core.sandbox.reaper import become_subreaper, end_adopted
 from core.secrets import EnvPolicy, scrub_env
+from core.session.items import ToolOutcome
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.safety import NOT_KNOWN_READ_ONLY, Question, command_question
 from core.tools.shells import detect_shell
@@ -277,7 +278,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                                 policy=confinement.policy if confinement else None, allowed=ctx.allowed,
                                 cancel=ctx.cancel)
     if ctx.cancel.cancelled:
-        return ToolResult("interrupted by the user before it ran", status="error", meta={"command": command})
+        return ToolResult("interrupted by the user before it ran", status="error", outcome=ToolOutcome(command=command))
     if question is not None and question.kind == "unconfined":
         refusal = (ctx.approve_unconfined or ctx.approve)(
             _("run outside the sandbox: {command}").format(command=command),
@@ -292,7 +293,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(_("refused: {because} and was not approved ({refusal}). {allow}Find a narrower, reversible "
                             "way, or ask the user to run it themselves.").format(
                               because=_refused_because(question, ctx.mode), refusal=refusal, allow=allow),
-                          status="refused", meta={"command": command})
+                          status="refused", outcome=ToolOutcome(command=command))
     # The model may ask for less time, never more than the user allows (AGENT_SHELL_TIMEOUT).
     timeout = min(max(float(args.get("timeout") or ctx.settings.shell_timeout), 1.0), ctx.settings.shell_timeout)
     run, output, archive_id, dropped = _execute(command, ctx, timeout, confinement)
@@ -336,11 +337,11 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if dropped:
         text += f"\n[output archive: {dropped}]"
     status = "ok" if run.exit_code == 0 else "error"
-    meta = {"command": command, "exit_code": run.exit_code, "archive": archive_id,
-            "duration": round(run.duration, 3), "sandbox": confinement.info.backend if confinement else "none"}
-    if blocked is not None:
-        meta["sandbox_blocked"] = blocked.describe()
-    return ToolResult(text, status=status, meta=meta)
+    return ToolResult(text, status=status, outcome=ToolOutcome(
+        command=command, exit_code=run.exit_code, archive=archive_id or "",
+        sandbox=confinement.info.backend if confinement else "none",
+        sandbox_blocked=blocked.describe() if blocked is not None else "",
+        pruned_from=pruned.original_chars, pruned_to=pruned.pruned_chars))
 
 
 def _refused_because(question: Question | None, mode: str) -> str:

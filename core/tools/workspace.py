@@ -44,7 +44,7 @@ class Workspace:
         return resolved
 
     def rel(self, path: Path) -> str:
-        """The workspace-relative POSIX form, as shown to the model and kept in meta."""
+        """The workspace-relative POSIX form, as shown to the model and kept in the outcome."""
         try:
             relative = (resolve_path(path) or path.absolute()).relative_to(self.root)  # a loop: its own name
         except ValueError:

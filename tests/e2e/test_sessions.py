@@ -22,6 +22,7 @@ from core.session.items import (
     FunctionCall,
     FunctionCallOutput,
     Reasoning,
+    ToolOutcome,
     UserMessage,
     to_record,
 )
@@ -86,7 +87,7 @@ def test_loading_repairs_a_torn_line_and_calls_without_output(tmp_path: Path) ->
     for item in (UserMessage("do it"), Reasoning(id="r1", text="plan"),
                  FunctionCall("c1", "run_shell", '{"command": "ls"}'),
                  FunctionCall("c2", "read_file", '{"path": "a"}'),
-                 FunctionCallOutput("c1", "exit code 0", meta={"tool": "run_shell"})):
+                 FunctionCallOutput("c1", "exit code 0", ToolOutcome(tool="run_shell"))):
         journal.append(item)
     journal.close()
     with open(journal.path, "ab") as handle:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.support.paths import ROOT
 
 PACKAGES = ("core", "ui")
@@ -228,3 +230,112 @@ def test_no_product_module_is_over_700_lines() -> None:
     sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in paths}
     assert len(sizes) > 50 and max(sizes.values()) > 300  # the walk found the product
     assert not {name: size for name, size in sizes.items() if size > MAX_LINES}
+
+
+def free_form_meta(module: Module) -> Iterator[str]:
+    """Where `module` declares, passes or reads a `meta` (a field, a keyword, an attribute)."""
+    for node in ast.walk(module.tree()):
+        if isinstance(node, ast.Attribute) and node.attr == "meta":
+            yield f"{module.where(node)} reads .meta"
+        elif isinstance(node, ast.keyword) and node.arg == "meta":
+            yield f"{module.where(node)} passes meta="
+        elif isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "meta":
+            yield f"{module.where(node)} declares meta:"
+
+
+def private_imports(module: Module) -> Iterator[str]:
+    """Where `module` imports a `_private` name of another module (dunders are not private)."""
+    for node in ast.walk(module.tree()):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    yield f"{module.where(node)} imports {alias.name} from {node.module or '.'}"
+
+
+# Rules every module of core/ keeps, each with the check that finds a break.
+CORE_RULES = {
+    # the facts beside a tool result are a typed `core.session.items.ToolOutcome`, read by name
+    "no free-form meta dict": free_form_meta,
+    # a name shared across files is public in its package, so a reader follows one file at a time
+    "no private name imported across files": private_imports,
+}
+
+
+@pytest.mark.parametrize("rule", CORE_RULES)
+def test_the_core_keeps_its_rules(rule: str) -> None:
+    found = [use for module in modules("core").values() for use in CORE_RULES[rule](module)]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(("rule", "source", "expected"), [
+    ("no free-form meta dict",
+     "class R:\n    meta: dict = {}\ndef f(item):\n    g(item.meta['x'], meta={})\n"
+     "    meta, _, rest = 'a b'.partition(' ')\n",
+     ["declares meta:", "passes meta=", "reads .meta"]),
+    ("no private name imported across files",
+     "from a.b import _State, Public, __version__\nfrom .c import (\n    _judge,\n)\n"
+     "def f():\n    from d import _late\n",
+     ["imports _State from a.b", "imports _judge from c", "imports _late from d"]),
+])
+def test_each_rule_sees_every_spelling(tmp_path: Path, rule: str, source: str, expected: list[str]) -> None:
+    (tmp_path / "probe.py").write_text(source)
+    probe = Module("probe", tmp_path / "probe.py", tmp_path)
+    found = [use.split(" ", 1)[1] for use in CORE_RULES[rule](probe)]
+    assert sorted(found) == expected, found
+
+
+# What a front end may import from core/ (besides the package's own face, for its version): the protocol,
+# the runtime, and what start-up needs before either (settings, the console streams, taking the key out
+# of the environment).
+FRONT_END_SURFACE = ("core.protocol", "core.protocol_commands", "core.runtime", "core.config", "core.console",
+                     "core.secret_env")
+# Imports past that surface today, each a debt to pay: the list may only shrink (an entry no longer
+# imported fails too, so it is struck when paid).
+SURFACE_DEBT = {
+    "agent.py": {"core.modes", "core.sanitize", "core.session.journal"},
+    "ui/plain/approver.py": {"core.agent.approvals"},
+    "ui/plain/interrupts.py": {"core.cancel"},
+    "ui/prune_cli.py": {"core.context.cap", "core.context.settings", "core.prune.pipeline"},
+    "ui/sandbox_exec.py": {"core.sandbox.trampoline"},
+    "ui/tui/clipboard.py": {"core.sandbox.reaper"},
+    "ui/tui/dialogs.py": {"core.agent.approvals"},
+    "ui/tui/render.py": {"core.sanitize"},
+}
+
+
+def past_the_surface(root: Path = ROOT) -> dict[str, set[str]]:
+    """Each front-end file → the core modules it imports beyond FRONT_END_SURFACE."""
+    known = modules("core", root=root)
+    entries = [Module(entry.removesuffix(".py"), root / entry, root) for entry in ENTRIES]
+    fronts = [*modules("ui", root=root).values(), *entries]
+    found: dict[str, set[str]] = {}
+    for front in fronts:
+        beyond = {target for name, _ in imports(front)
+                  if (target := _resolve(name, known)) is not None and not _on_surface(target)}
+        if beyond:
+            found[front.path.relative_to(root).as_posix()] = beyond
+    return found
+
+
+def _on_surface(module: str) -> bool:
+    return module == "core" or any(module == s or module.startswith(s + ".") for s in FRONT_END_SURFACE)
+
+
+def test_front_ends_import_only_the_protocol_the_runtime_and_start_up() -> None:
+    found = past_the_surface()
+    new = {path: sorted(mods - SURFACE_DEBT.get(path, set())) for path, mods in found.items()}
+    assert not {p: m for p, m in new.items() if m}, "a front end reaches past core.protocol and core.runtime"
+    paid = {path: sorted(mods - found.get(path, set())) for path, mods in SURFACE_DEBT.items()}
+    assert not {p: m for p, m in paid.items() if m}, "paid debts: strike them from SURFACE_DEBT"
+
+
+def test_the_surface_check_sees_a_reach_past_it(tmp_path: Path) -> None:
+    files = {"core/__init__.py": "__version__ = '1'\n", "core/protocol.py": "", "core/runtime/__init__.py": "",
+             "core/runtime/slash.py": "", "core/agent/__init__.py": "", "core/agent/approvals.py": "",
+             "ui/__init__.py": "", "ui/a.py": "from core import __version__, protocol\nfrom core.runtime import slash\n",
+             "ui/b.py": "def f():\n    from core.agent.approvals import label\n",
+             "agent.py": "import core.agent\n", "tui.py": ""}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert past_the_surface(tmp_path) == {"ui/b.py": {"core.agent.approvals"}, "agent.py": {"core.agent"}}

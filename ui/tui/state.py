@@ -8,7 +8,6 @@ runs on the UI thread and is the only place that changes blocks or status.
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 import traceback
@@ -33,8 +32,6 @@ from ui.tui.blocks import (
 )
 from ui.tui.render import safe
 from ui.tui.transcript import Transcript
-
-_STAMP = re.compile(r"\[pruned ([\d,]+) → ([\d,]+) chars")
 
 
 class EventPump:
@@ -297,10 +294,8 @@ class View:
         s.status, s.duration = d.status, float(d.duration or 0)
         s.result, s.model_result = safe(d.result, output=True), d.model_result
         block.changed()
-        stamp = _STAMP.search(s.result)
-        if stamp:
-            before, after = (int(g.replace(",", "")) for g in stamp.groups())
-            self.status.pruned_saved += max(0, before - after)
+        if d.pruned_from is not None and d.pruned_to is not None:
+            self.status.pruned_saved += max(0, d.pruned_from - d.pruned_to)
         self.set_state("waiting")
 
     def _usage(self, d: ev.UsageReported) -> None:

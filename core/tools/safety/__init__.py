@@ -20,6 +20,10 @@ rights, and `--yes` answers every question it asks (never one to leave a sandbox
 what a sandbox makes of it (`reasons.py`); under a sandbox, where commands may write is the
 sandbox's policy's to say, not the gate's. Fails closed: when nobody can answer (`--one` without `--yes`, piped
 input), the action is refused and the model is told why, so it can choose a safer way.
+
+The judge is this module; `state.py` holds a line's judging state and the shared vocabularies,
+`targets.py` resolves what a command touches, `readonly.py` knows the commands that only read, and the
+dialect modules (`posix.py`, `windows.py`) register their command handlers in `state.HANDLERS`.
 """
 
 from __future__ import annotations
@@ -35,32 +39,39 @@ from core.i18n import N_
 from core.modes import ASK
 from core.sandbox.policy import Policy
 from core.tools.cmdline import PARSERS, VAR, Simple, Unparsed, Word
-from core.tools.safety.posix import _DECLARERS, _HANDLERS, _WRAPPERS_AFTER_OPERAND, _declare, _env, _parallel
+from core.tools.safety import posix, windows  # noqa: F401  (loading them registers their HANDLERS)
+from core.tools.safety.posix import (
+    DECLARERS,
+    WRAPPERS_AFTER_OPERAND,
+    declare,
+    env_command,
+    parallel,
+)
 from core.tools.safety.readonly import is_read_only
 from core.tools.safety.reasons import BEYOND, OUTSIDE, Reason, as_reason, joined
 from core.tools.safety.state import (
-    _FORK_BOMB,
-    _PS_DELETE,
-    _PS_MOVE,
-    _WRAPPERS_WITH_ARGS,
-    _XARGS_ARGS,
+    FORK_BOMB,
+    HANDLERS,
     MAX_DEPTH,
     MAX_JUDGED_CHARS,
-    _nested,
-    _State,
+    PS_DELETE,
+    PS_MOVE,
+    WRAPPERS_WITH_ARGS,
+    XARGS_ARGS,
+    State,
+    nested,
 )
 from core.tools.safety.targets import (
-    _after_equals,
-    _assignment,
-    _change_dir,
-    _command_name,
-    _loop_variable,
-    _skip_options,
-    _target,
-    _unknown_args,
-    _value,
+    after_equals,
+    assignment,
+    change_dir,
+    command_name,
+    loop_variable,
+    skip_options,
+    target_reason,
+    unknown_args,
+    word_value,
 )
-from core.tools.safety.windows import _windows_command
 from core.tools.shells import detect_shell
 
 __all__ = ["MAX_JUDGED_CHARS", "NOT_KNOWN_READ_ONLY", "Question", "Reason", "command_question",
@@ -120,9 +131,9 @@ def destructive_reason(command: str, workspace: Path | None = None, dialect: str
     root = Path(workspace or Path.cwd()).resolve()
     # The command sees the session's temp folder as $TMPDIR when it runs confined: so does the gate.
     env = {**os.environ, **(policy.temp_environment() if policy is not None else {})}
-    state = _State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=env,
+    state = State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=env,
                    script=_script, argv=_argv, cancel=cancel, policy=policy)
-    if _FORK_BOMB.search(command):
+    if FORK_BOMB.search(command):
         return Reason("fork bomb", BEYOND)
     why = _script(command, dialect or platform_dialect(), state)
     return as_reason(why) if why else None
@@ -133,7 +144,7 @@ def platform_dialect() -> str:
     return "powershell" if "PowerShell" in detect_shell().dialect else "posix"
 
 
-def _script(text: str, dialect: str, state: _State) -> str | None:
+def _script(text: str, dialect: str, state: State) -> str | None:
     if state.depth > MAX_DEPTH:
         return "nested too deeply to judge before it runs"
     try:
@@ -161,24 +172,24 @@ def _script(text: str, dialect: str, state: _State) -> str | None:
     return joined(reasons)
 
 
-def _simple(cmd: Simple, state: _State) -> str | None:
+def _simple(cmd: Simple, state: State) -> str | None:
     state.dialect = cmd.dialect
     for body in cmd.substitutions:
-        why = _script(body, "powershell" if cmd.dialect == "powershell" else "posix", _nested(state))
+        why = _script(body, "powershell" if cmd.dialect == "powershell" else "posix", nested(state))
         if why:
             return why
     for op, target in cmd.redirects:
         if op in (">&", "<&") or (target.literal or "").lstrip("-").isdigit() or op.startswith("<"):
             continue
-        why = _target("writes to", target, state, cmd.dialect, write=True)
+        why = target_reason("writes to", target, state, cmd.dialect, write=True)
         if why:
             return why
     words = list(cmd.words)
     prefix: dict[str, str | None] = {}
     if cmd.dialect == "posix":
-        while words and _assignment(words[0]):  # NAME=value before a command, or on its own
+        while words and assignment(words[0]):  # NAME=value before a command, or on its own
             name, _, _ = (words[0].parts[0][1]).partition("=")
-            value = _value(Word(_after_equals(words[0])), state)
+            value = word_value(Word(after_equals(words[0])), state)
             if len(words) == 1:
                 state.variables[name] = value
             else:
@@ -186,14 +197,15 @@ def _simple(cmd: Simple, state: _State) -> str | None:
             words.pop(0)
     if cmd.dialect == "powershell" and len(words) >= 2 and words[1].literal == "=" and words[0].parts[:1] \
             and words[0].parts[0][0] == VAR:
-        state.variables[words[0].parts[0][1].lower()] = _value(words[2], state) if len(words) > 2 else "$null"
+        assigned = word_value(words[2], state) if len(words) > 2 else "$null"
+        state.variables[words[0].parts[0][1].lower()] = assigned
         return None
     if not words:
         return None
     if not prefix:
         return _argv(words, cmd, state)
     # `X=~ sh -c 'rm -rf "$X"'`: the command (and what it starts) sees X, the rest of the line does not
-    inner = _nested(state)
+    inner = nested(state)
     inner.depth = state.depth
     inner.variables.update(prefix)
     why = _argv(words, cmd, inner)
@@ -201,36 +213,36 @@ def _simple(cmd: Simple, state: _State) -> str | None:
     return why
 
 
-def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
-    name = _value(words[0], state)
+def _argv(words: list[Word], cmd: Simple, state: State) -> str | None:
+    name = word_value(words[0], state)
     if name is None:
         return "runs a command whose name is only known when it runs"
-    base = _command_name(name, cmd.dialect)
+    base = command_name(name, cmd.dialect)
     args = words[1:]
-    if base in _WRAPPERS_WITH_ARGS:
-        return _argv(_skip_options(args, _WRAPPERS_WITH_ARGS[base]), cmd, state) if args else None
+    if base in WRAPPERS_WITH_ARGS:
+        return _argv(skip_options(args, WRAPPERS_WITH_ARGS[base]), cmd, state) if args else None
     if base == "env":
-        return _env(args, cmd, state)
-    if base in _WRAPPERS_AFTER_OPERAND:  # flock LOCKFILE command..., chroot NEWROOT command...
-        rest = _skip_options(args, _WRAPPERS_AFTER_OPERAND[base])
+        return env_command(args, cmd, state)
+    if base in WRAPPERS_AFTER_OPERAND:  # flock LOCKFILE command..., chroot NEWROOT command...
+        rest = skip_options(args, WRAPPERS_AFTER_OPERAND[base])
         return _argv(rest[1:], cmd, state) if len(rest) > 1 else None
     if base == "parallel":
-        return _parallel(args, cmd, state)
+        return parallel(args, cmd, state)
     if cmd.dialect == "posix" and base == "function":  # `function f { body; }`: the body is judged as if it ran
         return _argv(args[1:], cmd, state) if len(args) > 1 else None
-    if cmd.dialect == "posix" and base in _DECLARERS:
-        _declare(base, args, state)
+    if cmd.dialect == "posix" and base in DECLARERS:
+        declare(base, args, state)
         return None
     if base == "xargs":
-        rest = _skip_options(args, _XARGS_ARGS)
+        rest = skip_options(args, XARGS_ARGS)
         if not rest:
             return None
-        return _argv(rest, cmd, state) or _unknown_args(rest, cmd, state)
+        return _argv(rest, cmd, state) or unknown_args(rest, cmd, state)
     if base in ("cd", "pushd", "set-location", "sl", "chdir"):
-        _change_dir(args, state)
+        change_dir(args, state)
         return None
     if cmd.dialect == "posix" and base in ("for", "select") and len(args) > 2 and args[1].literal == "in":
-        _loop_variable(args[0].literal or "", args[2:], state)
+        loop_variable(args[0].literal or "", args[2:], state)
         return None
     if cmd.dialect == "posix" and base in ("for", "read", "select"):
         for word in args:
@@ -239,11 +251,9 @@ def _argv(words: list[Word], cmd: Simple, state: _State) -> str | None:
             if word.literal and re.fullmatch(r"[A-Za-z_]\w*", word.literal):
                 state.variables[word.literal] = None
         return None
-    handler = _HANDLERS.get(base)
-    if cmd.dialect == "powershell" and cmd.piped and (base in _PS_DELETE or base in _PS_MOVE):
-        handler = _windows_command  # `gci ~ | rm -r`: PowerShell's rm takes its paths from the pipeline
-    if handler is not None:
-        return handler(base, args, cmd, state)
-    if cmd.dialect != "posix":
-        return _windows_command(base, args, cmd, state)
-    return None
+    handler = HANDLERS.by_name.get(base)
+    if cmd.dialect == "powershell" and cmd.piped and (base in PS_DELETE or base in PS_MOVE):
+        # `gci ~ | rm -r`: PowerShell's rm takes its paths from the pipeline
+        handler = HANDLERS.by_dialect["powershell"]
+    handler = handler or HANDLERS.by_dialect.get(cmd.dialect)
+    return handler(base, args, cmd, state) if handler is not None else None

@@ -8,7 +8,7 @@ read-only. What is not known is not read-only: the list errs on the side of aski
 from __future__ import annotations
 
 from core.tools.cmdline import PARSERS, Simple, Unparsed
-from core.tools.safety.state import _HARMLESS_SINKS, MAX_JUDGED_CHARS
+from core.tools.safety.state import HARMLESS_SINKS, MAX_JUDGED_CHARS
 
 # Readers, and the options that make them write or run something (any option when the value is None).
 _READERS: dict[str, frozenset[str]] = {name: frozenset() for name in (
@@ -62,7 +62,7 @@ def _reads(cmd: Simple, dialect: str) -> bool:
     for op, target in cmd.redirects:
         if op.startswith("<") or op in (">&", "<&") or (target.literal or "").lstrip("-").isdigit():
             continue
-        if (target.literal or "").lower() not in _HARMLESS_SINKS:
+        if (target.literal or "").lower() not in HARMLESS_SINKS:
             return False
     words = [w.literal for w in cmd.words]
     while words and words[0] in _KEYWORDS:  # `do wc -l "$f"`, `then cat x`: the command after the keyword

@@ -22,13 +22,13 @@ MAX_JUDGING_SECONDS = 2.0
 TOO_LONG_TO_JUDGE = f"names more than can be judged in {MAX_JUDGING_SECONDS:.0f} s before it runs"
 MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and asking)
 
-_FORK_BOMB = re.compile(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:")
-_DEVICE = re.compile(r"^/dev/(?:sd|nvme|hd|disk|mmcblk|vd|xvd|md|dm-|mapper/)")
-_HARMLESS_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "$null", "nul"}
-_WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*:|\\\\|//)")
+FORK_BOMB = re.compile(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:")
+DEVICE = re.compile(r"^/dev/(?:sd|nvme|hd|disk|mmcblk|vd|xvd|md|dm-|mapper/)")
+HARMLESS_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "$null", "nul"}
+WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*:|\\\\|//)")
 
-_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"}
-_INTERPRETERS = {"python": "-c", "python2": "-c", "python3": "-c", "py": "-c", "pypy": "-c", "pypy3": "-c",
+SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"}
+INTERPRETERS = {"python": "-c", "python2": "-c", "python3": "-c", "py": "-c", "pypy": "-c", "pypy3": "-c",
                  "node": "-e", "nodejs": "-e", "deno": "eval", "bun": "-e", "perl": "-e", "ruby": "-e",
                  "php": "-r", "lua": "-e", "osascript": "-e"}
 _CODE_DANGER = re.compile(
@@ -41,7 +41,7 @@ _CODE_DANGER = re.compile(
 _OPEN_PIECES = re.compile(r"""open\s*\(|\)|,\s*(?:mode\s*=\s*)?['"][rbt]*[wax+]""", re.IGNORECASE)
 
 
-def _code_danger(code: str) -> str | None:
+def code_danger(code: str) -> str | None:
     """The text in a one-liner that deletes, writes or runs something, or None."""
     match = _CODE_DANGER.search(code)
     if match:
@@ -56,7 +56,7 @@ def _code_danger(code: str) -> str | None:
             found = code[opened:piece.end()]
             return found if len(found) <= 80 else f"{found[:40]}…{found[-30:]}"
     return None
-_WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its options that take a value
+WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its options that take a value
     "sudo": {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--chdir"},
     "doas": {"-u", "-C"}, "nice": {"-n", "--adjustment"}, "nohup": set(), "time": {"-f", "-o"},
     "timeout": {"-s", "-k", "--signal", "--kill-after"}, "command": set(), "exec": {"-a"}, "builtin": set(),
@@ -68,12 +68,12 @@ _WRAPPERS_WITH_ARGS = {  # a command that runs the rest of its argv, and its opt
     "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(),
     "while": set(), "until": set(), "!": set(), "{": set(), "}": set(), "&": set(), ".": set(),
 }
-_XARGS_ARGS = {"-I", "-i", "-n", "-P", "-d", "-E", "-e", "-L", "-l", "-s", "-a", "--max-args", "--max-procs",
+XARGS_ARGS = {"-I", "-i", "-n", "-P", "-d", "-E", "-e", "-L", "-l", "-s", "-a", "--max-args", "--max-procs",
                "--delimiter", "--arg-file", "--replace"}
 
 
 @dataclass
-class _State:
+class State:
     workspace: Path
     cwd: Path | None
     home: Path
@@ -87,8 +87,8 @@ class _State:
     links: dict[Path, Path] = field(default_factory=dict)
     # The gate's own entry points, so that the dialect handlers can judge nested code without
     # importing the gate (which imports them).
-    script: Callable[[str, str, _State], str | None] = field(default=lambda *_: None, repr=False)
-    argv: Callable[[list[Word], Simple, _State], str | None] = field(default=lambda *_: None, repr=False)
+    script: Callable[[str, str, State], str | None] = field(default=lambda *_: None, repr=False)
+    argv: Callable[[list[Word], Simple, State], str | None] = field(default=lambda *_: None, repr=False)
     cancel: Cancel | None = field(default=None, repr=False)  # Esc or Ctrl-C: stop judging at once
     # The sandbox's policy when the command will run confined: it alone says what lies outside.
     policy: Policy | None = field(default=None, repr=False)
@@ -102,17 +102,35 @@ class _State:
             return TOO_LONG_TO_JUDGE
         return None
 
-def _nested(state: _State) -> _State:
-    return _State(state.workspace, state.cwd, state.home, state.env, dict(state.variables), state.depth + 1,
+
+# A command's judge: (its name, its arguments, the command, the state) -> why it must ask, or None.
+Handler = Callable[[str, list[Word], Simple, State], str | None]
+
+
+@dataclass
+class Handlers:
+    """The judges of commands, registered by the dialect modules as they load: `by_name` for the
+    commands their tables name (posix.py), `by_dialect` for whatever else a dialect runs (windows.py,
+    for PowerShell and cmd). The gate (__init__.py) only looks them up."""
+
+    by_name: dict[str, Handler] = field(default_factory=dict)
+    by_dialect: dict[str, Handler] = field(default_factory=dict)
+
+
+HANDLERS = Handlers()
+
+
+def nested(state: State) -> State:
+    return State(state.workspace, state.cwd, state.home, state.env, dict(state.variables), state.depth + 1,
                   state.dialect, links=state.links,
                   script=state.script, argv=state.argv, cancel=state.cancel, policy=state.policy,
                   deadline=state.deadline)
 
-_DELETERS = {"rm", "rmdir", "unlink", "shred", "truncate", "mv", "srm", "wipe"}
-_PS_DELETE = {"remove-item", "rm", "del", "erase", "rd", "rmdir", "ri", "clear-content", "clc",
+DELETERS = {"rm", "rmdir", "unlink", "shred", "truncate", "mv", "srm", "wipe"}
+PS_DELETE = {"remove-item", "rm", "del", "erase", "rd", "rmdir", "ri", "clear-content", "clc",
               "clear-item", "cli", "remove-itemproperty", "rp"}
-_PS_MOVE = {"move-item", "mv", "move", "mi", "rename-item", "ren", "rni"}
-_PS_LISTERS = {"get-childitem", "gci", "ls", "dir", "get-item", "gi"}
-_PS_VALUE_PARAMS = {"path", "literalpath", "destination", "filter", "include", "exclude", "erroraction", "ea",
+PS_MOVE = {"move-item", "mv", "move", "mi", "rename-item", "ren", "rni"}
+PS_LISTERS = {"get-childitem", "gci", "ls", "dir", "get-item", "gi"}
+PS_VALUE_PARAMS = {"path", "literalpath", "destination", "filter", "include", "exclude", "erroraction", "ea",
                     "warningaction", "credential", "stream", "value", "encoding", "filepath", "itemtype", "name",
                     "newname", "target", "argumentlist", "scriptblock", "computername", "depth"}

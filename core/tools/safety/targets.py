@@ -13,19 +13,19 @@ from core.credentials import is_credential_path
 from core.tools.cmdline import GLOB, LIT, PARSERS, SUB, TILDE, VAR, Simple, Unparsed, Word
 from core.tools.safety.reasons import BEYOND, OTHER, OUTSIDE, Reason
 from core.tools.safety.state import (
-    _DELETERS,
-    _DEVICE,
-    _HARMLESS_SINKS,
-    _PS_DELETE,
-    _PS_LISTERS,
-    _PS_VALUE_PARAMS,
-    _WINDOWS_ABSOLUTE,
-    _State,
+    DELETERS,
+    DEVICE,
+    HARMLESS_SINKS,
+    PS_DELETE,
+    PS_LISTERS,
+    PS_VALUE_PARAMS,
+    WINDOWS_ABSOLUTE,
+    State,
 )
 
 
 # -- words and paths ------------------------------------------------------------------------------
-def _value(word: Word, state: _State) -> str | None:
+def word_value(word: Word, state: State) -> str | None:
     """The word's value after the expansions known before the command runs; None when not known."""
     out: list[str] = []
     for kind, text in word.parts:
@@ -52,32 +52,33 @@ def _value(word: Word, state: _State) -> str | None:
     return "".join(out)
 
 
-def _piped_items(base: str, cmd: Simple, state: _State) -> str | None:
+def piped_items(base: str, cmd: Simple, state: State) -> str | None:
     """`Get-ChildItem X | Remove-Item`: what goes is what the listing gives, the items under X."""
     up = state.upstream
-    name = _command_name(_value(up.words[0], state) or "", "powershell") if up is not None and up.words else ""
-    if up is None or name not in _PS_LISTERS:
+    name = command_name(word_value(up.words[0], state) or "", "powershell") if up is not None and up.words else ""
+    if up is None or name not in PS_LISTERS:
         return f"{base} acts on what the pipeline gives it, known only when it runs"
     roots: list[str | None] = []
     filtered = False
     words = list(up.words[1:])
     while words:
-        value = _value(words.pop(0), state)
+        value = word_value(words.pop(0), state)
         key = (value or "")[1:].partition(":")[0].lower() if (value or "").startswith("-") else ""
         if key in ("path", "literalpath") and words:
-            roots.append(_value(words.pop(0), state))
+            roots.append(word_value(words.pop(0), state))
         elif key:
             filtered = filtered or key in ("filter", "include", "exclude", "name")
-            if key in _PS_VALUE_PARAMS and ":" not in (value or "") and words:
+            if key in PS_VALUE_PARAMS and ":" not in (value or "") and words:
                 words.pop(0)
         else:
             roots.append(value)
     items = [Word([(SUB, "pipeline")]) if root is None else Word.of(root) if name in ("get-item", "gi")
              else Word([(LIT, root.rstrip("/\\") + "/"), (GLOB, "*")]) for root in roots or ["."]]
-    return _targets("deletes" if base in _PS_DELETE else "moves", items, state, cmd.dialect, some=filtered)
+    what = "deletes" if base in PS_DELETE else "moves"
+    return targets_reason(what, items, state, cmd.dialect, some=filtered)
 
 
-def _join_path(body: str, state: _State) -> str | None:
+def _join_path(body: str, state: State) -> str | None:
     """`(Join-Path $HOME 'x')` is known before it runs: the parts joined by a backslash."""
     try:
         commands = PARSERS["powershell"](body)
@@ -86,13 +87,13 @@ def _join_path(body: str, state: _State) -> str | None:
     words = commands[0].words if len(commands) == 1 else []
     if not words or (words[0].literal or "").lower() != "join-path":
         return None
-    values = [_value(w, state) for w in words[1:] if not (w.literal or "").startswith("-")]
+    values = [word_value(w, state) for w in words[1:] if not (w.literal or "").startswith("-")]
     if len(values) < 2 or any(v is None for v in values):
         return None
     return "\\".join(v.rstrip("/\\") for v in values if v is not None)
 
 
-def _variable(name: str, state: _State) -> str | None:
+def _variable(name: str, state: State) -> str | None:
     if state.dialect != "posix":
         name = name.lower()  # PowerShell and cmd names ignore case
     if name in state.variables:
@@ -112,18 +113,18 @@ def _variable(name: str, state: _State) -> str | None:
     return state.env.get(name, "")
 
 
-def _assignment(word: Word) -> bool:
+def assignment(word: Word) -> bool:
     return bool(word.parts) and word.parts[0][0] == LIT and re.match(r"[A-Za-z_]\w*=", word.parts[0][1]) is not None
 
 
-def _after_equals(word: Word) -> list[tuple[str, str]]:
+def after_equals(word: Word) -> list[tuple[str, str]]:
     first = word.parts[0][1].partition("=")[2]
     tilde = re.match(r"~([\w.-]*)(?=/|$)", first)
     head = [(TILDE, tilde.group(1)), (LIT, first[tilde.end():])] if tilde else [(LIT, first)]
     return [*(head if first else []), *word.parts[1:]]
 
 
-def _command_name(name: str, dialect: str) -> str:
+def command_name(name: str, dialect: str) -> str:
     base = re.split(r"[/\\]", name)[-1]
     if dialect != "posix" or sys.platform == "win32":
         base = base.lower()
@@ -135,7 +136,7 @@ def _command_name(name: str, dialect: str) -> str:
     return base
 
 
-def _skip_options(args: list[Word], with_value: set[str]) -> list[Word]:
+def skip_options(args: list[Word], with_value: set[str]) -> list[Word]:
     rest = list(args)
     while rest:
         value = rest[0].literal
@@ -149,12 +150,12 @@ def _skip_options(args: list[Word], with_value: set[str]) -> list[Word]:
     return rest
 
 
-def _operands(args: list[Word], state: _State, with_value: set[str] | None = None) -> list[Word]:
+def operand_words(args: list[Word], state: State, with_value: set[str] | None = None) -> list[Word]:
     out: list[Word] = []
     options = True
     skip = False
     for word in args:
-        value = _value(word, state)
+        value = word_value(word, state)
         if skip:
             skip = False
             continue
@@ -167,13 +168,13 @@ def _operands(args: list[Word], state: _State, with_value: set[str] | None = Non
     return out
 
 
-def _operands_and_target(args: list[Word], state: _State) -> tuple[list[Word], Word | None]:
+def operands_and_target(args: list[Word], state: State) -> tuple[list[Word], Word | None]:
     target: Word | None = None
     rest: list[Word] = []
     words = list(args)
     while words:
         word = words.pop(0)
-        value = _value(word, state) or ""
+        value = word_value(word, state) or ""
         if value in ("-t", "--target-directory") and words:
             target = words.pop(0)
         elif value.startswith("--target-directory="):
@@ -182,40 +183,40 @@ def _operands_and_target(args: list[Word], state: _State) -> tuple[list[Word], W
             words.pop(0)
         else:
             rest.append(word)
-    return _operands(rest, state), target
+    return operand_words(rest, state), target
 
 
-def _unknown_args(rest: list[Word], cmd: Simple, state: _State) -> str | None:
-    name = _command_name(_value(rest[0], state) or "", cmd.dialect)
-    if name in _DELETERS or name in ("chmod", "chown", "shred", "dd", "tee", "cp", "git"):
+def unknown_args(rest: list[Word], cmd: Simple, state: State) -> str | None:
+    name = command_name(word_value(rest[0], state) or "", cmd.dialect)
+    if name in DELETERS or name in ("chmod", "chown", "shred", "dd", "tee", "cp", "git"):
         return f"{name} acts on names that are only known when it runs (fed in by xargs or parallel)"
     return None
 
 
-def _targets(verb: str, words: list[Word], state: _State, dialect: str, write: bool = False,
-             some: bool = False) -> str | None:
+def targets_reason(verb: str, words: list[Word], state: State, dialect: str, write: bool = False,
+                   some: bool = False) -> str | None:
     for word in words:
-        why = _target(verb, word, state, dialect, write, some)
+        why = target_reason(verb, word, state, dialect, write, some)
         if why:
             return why
     return None
 
 
-def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = False,
-            some: bool = False) -> str | None:
+def target_reason(verb: str, word: Word, state: State, dialect: str, write: bool = False,
+                  some: bool = False) -> str | None:
     """Why acting on this word's path needs a yes; `some`: only some of the files under it."""
     if stop := state.stopped():
         return stop
-    value = _value(word, state)
+    value = word_value(word, state)
     if value is None:
         return f"{verb} a path that is only known when it runs"
     if value == "":
         return None
     if is_credential_path(value) and verb != "deletes":
         return f"writes to a credential file ({value})"
-    if value.lower() in _HARMLESS_SINKS or (write and value.startswith("/dev/fd/")):
+    if value.lower() in HARMLESS_SINKS or (write and value.startswith("/dev/fd/")):
         return None
-    if _DEVICE.match(value):
+    if DEVICE.match(value):
         return Reason("raw write to a device", OUTSIDE, Path(value))
     path = _path(value, state, dialect)
     if path is None:
@@ -237,10 +238,10 @@ def _target(verb: str, word: Word, state: _State, dialect: str, write: bool = Fa
     return Reason(text, OUTSIDE, Path(os.path.realpath(_above_glob(path))))
 
 
-def _path(value: str, state: _State, dialect: str) -> Path | None:
+def _path(value: str, state: State, dialect: str) -> Path | None:
     """The absolute path a word names, or None for a Windows path on a POSIX machine (outside)."""
     if sys.platform != "win32":
-        if _WINDOWS_ABSOLUTE.match(value) and dialect != "posix":
+        if WINDOWS_ABSOLUTE.match(value) and dialect != "posix":
             return None
         if dialect != "posix":
             value = value.replace("\\", "/")
@@ -256,7 +257,7 @@ def _path(value: str, state: _State, dialect: str) -> Path | None:
     return _through_links(Path(os.path.normpath(path)), value, state)
 
 
-def _through_links(path: Path, value: str, state: _State) -> Path:
+def _through_links(path: Path, value: str, state: State) -> Path:
     """Where a path leads through a link made earlier in the line: `x/` and `x/docs` follow it, `x` alone
     names the link itself (which is all `rm -rf x` deletes)."""
     for link, points_to in state.links.items():
@@ -265,12 +266,12 @@ def _through_links(path: Path, value: str, state: _State) -> Path:
     return path
 
 
-def _remember_link(args: list[Word], operands: list[Word], link: Word | None, state: _State) -> None:
+def remember_link(args: list[Word], operands: list[Word], link: Word | None, state: State) -> None:
     """`ln -s TARGET LINK`: later paths through LINK lead to TARGET (relative to the link's folder)."""
-    symbolic = any(re.fullmatch(r"-[A-Za-z]*s[A-Za-z]*|--symbolic", _value(w, state) or "") for w in args)
+    symbolic = any(re.fullmatch(r"-[A-Za-z]*s[A-Za-z]*|--symbolic", word_value(w, state) or "") for w in args)
     if not symbolic or link is None or len(operands) != 2:
         return
-    target, where = _value(operands[0], state), _value(link, state)
+    target, where = word_value(operands[0], state), word_value(link, state)
     link_path = _path(where, state, "posix") if where else None
     if target is None or link_path is None:
         return
@@ -290,7 +291,7 @@ def _above_glob(path: Path) -> Path:
     return path if first is None else Path(*parts[:first]) if first else Path(path.anchor)
 
 
-def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str | None:
+def _where(path: Path, glob: bool, state: State, spelled_in_temp: bool) -> str | None:
     """Why deleting or overwriting `path` needs a yes: outside, the workspace, or above it."""
     parts = path.parts
     first_glob = next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), None) if glob else None
@@ -321,13 +322,13 @@ def _where(path: Path, glob: bool, state: _State, spelled_in_temp: bool) -> str 
     return "outside the workspace"
 
 
-def _history(path: Path, state: _State) -> bool:
+def _history(path: Path, state: State) -> bool:
     """`.git` itself, or its objects, refs or logs: deleting them loses commits (a lock file does not)."""
     git = state.workspace / ".git"
     return path == git or any(path.is_relative_to(git / part) for part in ("objects", "refs", "logs", "HEAD"))
 
 
-def _git_programs(path: Path, state: _State) -> str | None:
+def _git_programs(path: Path, state: State) -> str | None:
     """`.git/config` and `.git/hooks/*` name programs that git runs by itself (fsmonitor at every
     status, filters, aliases; a hook at the next commit), with the user's rights, in later sessions
     too: a change to them is never routine."""
@@ -339,14 +340,14 @@ def _git_programs(path: Path, state: _State) -> str | None:
     return None
 
 
-def _spelled_in_temp(value: str, state: _State) -> bool:
+def _spelled_in_temp(value: str, state: State) -> bool:
     """Written as a temp path (`/tmp/x`, `$TMPDIR/x`), not reached from elsewhere (`~`, `..`)."""
     temps = {tempfile.gettempdir(), os.path.realpath(tempfile.gettempdir()), "/tmp", "/var/tmp"}
     return ".." not in Path(value).parts and any(value.startswith(t.rstrip("/\\") + sep) for t in temps
                                                  for sep in "/\\")
 
 
-def _scratch(path: Path, state: _State) -> bool:
+def _scratch(path: Path, state: State) -> bool:
     """The system temp folder's contents are scratch space, unless they hold the user's home or lie
     in it (a home inside /tmp); Windows' temp folder itself lies in the home (AppData\\Local\\Temp)."""
     temp = Path(os.path.realpath(tempfile.gettempdir()))
@@ -356,19 +357,20 @@ def _scratch(path: Path, state: _State) -> bool:
     return real != temp and real.is_relative_to(temp) and not (real == home or home.is_relative_to(real) or in_home)
 
 
-def _loop_variable(name: str, items: list[Word], state: _State) -> None:
+def loop_variable(name: str, items: list[Word], state: State) -> None:
     """`for f in a *.pyc ~/x`: `$f` stands for the item a delete would be asked about, if any (so
     `rm $f` in the loop is judged on it), else for the first: every item is as safe as that one."""
-    values = [_value(word, state) for word in items]
+    values = [word_value(word, state) for word in items]
     if not name or any(v is None for v in values):
         state.variables[name] = None
         return
-    risky = [v for word, v in zip(items, values, strict=True) if _target("x", word, state, state.dialect)]
+    risky = [v for word, v in zip(items, values, strict=True)
+             if target_reason("x", word, state, state.dialect)]
     state.variables[name] = (risky or values)[0]
 
 
-def _change_dir(args: list[Word], state: _State) -> None:
-    values = [_value(w, state) for w in args if (w.literal or "") not in ("-L", "-P", "-e", "--")]
+def change_dir(args: list[Word], state: State) -> None:
+    values = [word_value(w, state) for w in args if (w.literal or "") not in ("-L", "-P", "-e", "--")]
     if not values:
         state.cwd = state.home
         return
@@ -380,7 +382,7 @@ def _change_dir(args: list[Word], state: _State) -> None:
     state.cwd = path
 
 
-def _is_existing_path(value: str, state: _State) -> bool:
+def is_existing_path(value: str, state: State) -> bool:
     if state.cwd is None or not value or any(c in value for c in "*?["):
         return any(c in value for c in "*?[")
     return (state.cwd / value).exists() and not (state.cwd / ".git" / "refs" / "heads" / value).exists()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from core.tools.cmdline import Simple, Word
-from core.tools.safety.state import _PS_DELETE, _PS_MOVE, _PS_VALUE_PARAMS, _nested, _State
-from core.tools.safety.targets import _command_name, _piped_items, _targets, _value
+from core.tools.safety.state import HANDLERS, PS_DELETE, PS_MOVE, PS_VALUE_PARAMS, State, nested
+from core.tools.safety.targets import command_name, piped_items, targets_reason, word_value
 
 # -- PowerShell cmdlets and cmd.exe built-ins ----------------------------------------------------
 _PS_WRITE = {"copy-item", "cp", "copy", "cpi", "set-content", "sc", "out-file", "add-content", "ac", "xcopy",
@@ -16,19 +16,19 @@ _PS_POWER = {"stop-computer", "restart-computer"}
 _PS_EVAL = {"invoke-expression", "iex", "start-process", "saps", "start", "invoke-command", "icm"}
 _PS_DOTNET_WRITE = re.compile(r"\[(?:system\.)?io\.(?:file|directory)\]::(?:delete|move|replace|write|append|copy"
                               r"|create|open|setattributes)", re.IGNORECASE)
-def _windows_command(base: str, args: list[Word], cmd: Simple, state: _State) -> str | None:
+def windows_command(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
     named: dict[str, list[Word]] = {}
     positional: list[Word] = []
     words = list(args)
     while words:
         word = words.pop(0)
-        value = _value(word, state)
+        value = word_value(word, state)
         if value and cmd.dialect == "powershell" and re.fullmatch(r"-[A-Za-z][\w-]*(?::.*)?", value):
             key, _, inline = value[1:].partition(":")
             key = key.lower()
             if inline:
                 named.setdefault(key, []).append(Word.of(inline))
-            elif key in _PS_VALUE_PARAMS and words:
+            elif key in PS_VALUE_PARAMS and words:
                 named.setdefault(key, []).append(words.pop(0))
             else:
                 named.setdefault(key, [])
@@ -36,35 +36,38 @@ def _windows_command(base: str, args: list[Word], cmd: Simple, state: _State) ->
             named.setdefault(value[1:].lower(), [])
         else:
             positional.append(word)
-    if "whatif" in named and not any((_value(w, state) or "").lower() in ("false", "0") for w in named["whatif"]):
+    if "whatif" in named and not any((word_value(w, state) or "").lower() in ("false", "0") for w in named["whatif"]):
         return None  # -WhatIf only tells what would happen; -WhatIf:$false does it
     if cmd.dialect == "powershell" and _PS_DOTNET_WRITE.match(base):
         return f"a .NET call that deletes, moves or writes files ({base})"
     if base in _PS_EVAL:
-        code = [_value(w, state) for w in [*named.get("scriptblock", []), *named.get("argumentlist", []),
-                                             *positional]]
+        code = [word_value(w, state) for w in [*named.get("scriptblock", []), *named.get("argumentlist", []),
+                                                *positional]]
         if base in ("start-process", "saps", "start"):
-            return None if all(code) and not any(_command_name(c or "", "cmd") in _PS_DELETE for c in code) \
+            return None if all(code) and not any(command_name(c or "", "cmd") in PS_DELETE for c in code) \
                 else f"{base} of a command that is only known when it runs"
         if any(c is None for c in code):
             return f"{base} of text that is only known when it runs"
-        return state.script(" ".join(c for c in code if c), cmd.dialect, _nested(state))
+        return state.script(" ".join(c for c in code if c), cmd.dialect, nested(state))
     if base in _PS_DISK:
         return "disk or filesystem tool"
     if base in _PS_POWER:
         return "shuts the machine down"
     paths = [*named.get("path", []), *named.get("literalpath", []), *positional]
-    if not paths and cmd.piped and cmd.dialect == "powershell" and (base in _PS_DELETE or base in _PS_MOVE):
-        return _piped_items(base, cmd, state)
-    if base in _PS_DELETE:
-        return _targets("deletes", paths, state, cmd.dialect)
-    if base in _PS_MOVE:
-        return _targets("moves", [*paths, *named.get("destination", [])], state, cmd.dialect)
+    if not paths and cmd.piped and cmd.dialect == "powershell" and (base in PS_DELETE or base in PS_MOVE):
+        return piped_items(base, cmd, state)
+    if base in PS_DELETE:
+        return targets_reason("deletes", paths, state, cmd.dialect)
+    if base in PS_MOVE:
+        return targets_reason("moves", [*paths, *named.get("destination", [])], state, cmd.dialect)
     if base in _PS_WRITE:
         copies = base in ("copy-item", "cp", "copy", "cpi", "xcopy", "robocopy")  # their -Path is the source
         destination = named.get("destination") or named.get("filepath") or (
             positional[1:2] if copies else named.get("path") or named.get("literalpath") or positional[:1])
         if base == "robocopy" and ({"mir", "purge", "move"} & set(named)):
-            return _targets("deletes or moves", positional[:2], state, cmd.dialect)
-        return _targets("writes to", list(destination or []), state, cmd.dialect, write=True)
+            return targets_reason("deletes or moves", positional[:2], state, cmd.dialect)
+        return targets_reason("writes to", list(destination or []), state, cmd.dialect, write=True)
     return None
+
+
+HANDLERS.by_dialect.update(powershell=windows_command, cmd=windows_command)

@@ -8,6 +8,7 @@ import pytest
 
 from core.context import cap_result, text_tokens
 from core.context.calls import is_read_only_command
+from core.session.items import ToolOutcome
 
 
 def numbered(first: int, count: int) -> str:
@@ -15,13 +16,13 @@ def numbered(first: int, count: int) -> str:
 
 
 def test_a_result_that_fits_is_unchanged() -> None:
-    assert cap_result("short", "run_shell", {}, 100) == "short"
+    assert cap_result("short", "run_shell", ToolOutcome(), 100) == "short"
 
 
 def test_a_long_read_keeps_whole_lines_and_says_where_to_continue() -> None:
     text = numbered(41, 2000)
-    meta = {"path": "src/app.py", "offset": 41, "limit": 2000}
-    capped = cap_result(text, "read_file", meta, 1_000)
+    read = ToolOutcome(path="src/app.py", offset=41, limit=2000)
+    capped = cap_result(text, "read_file", read, 1_000)
     assert text_tokens(capped) <= 1_000
     body, _, note = capped.rpartition("\n[")
     shown = body.count("\n") + 1
@@ -34,14 +35,14 @@ def test_a_long_read_keeps_whole_lines_and_says_where_to_continue() -> None:
 
 def test_a_long_shell_output_keeps_head_and_tail_and_points_at_the_archive() -> None:
     text = "".join(f"test {n} passed\n" for n in range(5000)) + "FAILED test_parser: expected 3, got 4\n"
-    capped = cap_result(text, "run_shell", {"archive": "out-7", "command": "pytest"}, 800)
+    capped = cap_result(text, "run_shell", ToolOutcome(archive="out-7", command="pytest"), 800)
     assert text_tokens(capped) <= 800
     assert capped.startswith("test 0 passed\n") and capped.endswith("FAILED test_parser: expected 3, got 4\n")
     assert "omitted to fit the context budget — full output: read_output id=out-7]" in capped
 
 
 def test_a_long_result_without_an_archive_says_so() -> None:
-    capped = cap_result("match\n" * 10_000, "search", {}, 500)
+    capped = cap_result("match\n" * 10_000, "search", ToolOutcome(), 500)
     assert text_tokens(capped) <= 500 and "narrow the request to see it]" in capped
 
 

@@ -15,6 +15,7 @@ from core.session.items import (
     FunctionCallOutput,
     Item,
     Reasoning,
+    ToolOutcome,
     UserMessage,
 )
 
@@ -46,23 +47,11 @@ def build(steps: list) -> list[list[Item]]:
         outputs = []
         for tool, path, size, archived in calls:
             n += 1
-            meta = {
-                "tool": tool,
-                "status": "ok",
-                "path": f"f{path}",
-                "offset": 1,
-                "limit": 2000,
-                "sha": f"s{path}",
-            }
+            outcome = ToolOutcome(tool=tool, path=f"f{path}", offset=1, limit=2000, sha=f"s{path}")
             if tool == "run_shell":
-                meta = {
-                    "tool": tool,
-                    "status": "ok",
-                    "command": "pytest",
-                    "archive": f"out-{n}" if archived else None,
-                }
+                outcome = ToolOutcome(tool=tool, command="pytest", archive=f"out-{n}" if archived else "")
             batch.append(FunctionCall(f"c{n}", tool, json.dumps({"path": f"f{path}"})))
-            outputs.append(FunctionCallOutput(f"c{n}", "o" * size, meta))
+            outputs.append(FunctionCallOutput(f"c{n}", "o" * size, outcome))
         batches.append(batch + outputs)
     return batches
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from core.context.repeats import fingerprint, judge_repeat
-from core.session.items import FunctionCall, FunctionCallOutput, Item, UserMessage
+from core.session.items import FunctionCall, FunctionCallOutput, Item, ToolOutcome, UserMessage
 
 
 def shell(cid: str, command: str) -> FunctionCall:
@@ -14,8 +14,8 @@ def shell(cid: str, command: str) -> FunctionCall:
 
 
 def result(call: FunctionCall, text: str, exit_code: int, archive: str) -> FunctionCallOutput:
-    return FunctionCallOutput(call.call_id, text, {"tool": call.name, "status": "ok" if exit_code == 0 else "error",
-                                                   "exit_code": exit_code, "archive": archive})
+    return FunctionCallOutput(call.call_id, text, ToolOutcome(tool=call.name, status="ok" if exit_code == 0 else "error",
+                                                              exit_code=exit_code, archive=archive))
 
 
 def run(history: list[Item], call: FunctionCall, text: str, exit_code: int = 1) -> tuple[str, bool]:

@@ -24,6 +24,7 @@ from core.session.items import (
     Item,
     Reasoning,
     Summary,
+    ToolOutcome,
     UserMessage,
 )
 
@@ -46,19 +47,19 @@ class Journal:
         if text:
             self.items.append(AssistantMessage(text))
         outputs = []
-        for name, args, output, meta in calls:
+        for name, args, output, facts in calls:
             self.calls += 1
             cid = f"call_{self.calls}"
             self.items.append(FunctionCall(cid, name, json.dumps(args)))
-            outputs.append(FunctionCallOutput(cid, output, {"tool": name, "status": "ok", **meta}))
+            outputs.append(FunctionCallOutput(cid, output, ToolOutcome(tool=name, **facts)))
         self.items += outputs
         return self.items[start:]
 
     def read(
         self, path: str, chars: int = 4_000, sha: str = "sha-1", offset: int = 1, limit: int = 2000
     ) -> list[Item]:
-        meta = {"path": path, "offset": offset, "limit": limit, "sha": sha}
-        return self.turn(("read_file", {"path": path}, f"{path} " + "x" * chars, meta))
+        facts = {"path": path, "offset": offset, "limit": limit, "sha": sha}
+        return self.turn(("read_file", {"path": path}, f"{path} " + "x" * chars, facts))
 
     def edit(self, path: str) -> list[Item]:
         args = {"path": path, "old_text": "a", "new_text": "b"}
@@ -69,8 +70,8 @@ class Journal:
         return self.turn(("write_file", args, f"Wrote {chars} bytes to {path}.", {"path": path}))
 
     def shell(self, command: str, chars: int = 2_000, archive: str | None = "out-1") -> list[Item]:
-        meta = {"command": command, "archive": archive}
-        return self.turn(("run_shell", {"command": command}, "z" * chars, meta))
+        facts = {"command": command, "archive": archive or ""}
+        return self.turn(("run_shell", {"command": command}, "z" * chars, facts))
 
 
 def unpaired(items: list[Item]) -> set[str]:

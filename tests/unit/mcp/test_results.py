@@ -10,6 +10,7 @@ import mcp_types as t
 from core.cancel import Cancel
 from core.mcp.tools import to_result
 from core.prune.archive import OutputArchive
+from core.session.items import ToolOutcome
 from core.tools.base import ToolContext
 from core.tools.workspace import Workspace
 from tests.conftest import make_settings
@@ -34,7 +35,7 @@ def test_text_images_audio_and_resources(tmp_path: Path) -> None:
                                                                              mime_type="application/zip")),
     ])
     out = to_result(result, "srv", _ctx(tmp_path))
-    assert out.status == "ok" and out.meta == {"server": "srv"}
+    assert out.status == "ok" and out.outcome == ToolOutcome(server="srv")
     assert out.output.split("\n") == [
         "第一行", "[image image/png, about 1,000 bytes, not shown]", "[audio audio/wav, about 30 bytes, not shown]",
         "[resource link file:///tmp/a.txt (a.txt)]", "[resource file:///b.md]", "# 标题",
@@ -55,5 +56,5 @@ def test_a_long_result_is_archived_for_read_output(tmp_path: Path) -> None:
     ctx = _ctx(tmp_path, result_chars=100)
     text = "\n".join(f"行 {n}" for n in range(500))
     out = to_result(t.CallToolResult(content=[t.TextContent(type="text", text=text)]), "s", ctx)
-    assert out.output == text and out.meta["archive"]
-    assert "行 499" in ctx.archive.read(out.meta["archive"], offset=500, limit=1)
+    assert out.output == text and out.outcome.archive
+    assert "行 499" in ctx.archive.read(out.outcome.archive, offset=500, limit=1)

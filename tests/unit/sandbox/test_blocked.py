@@ -85,7 +85,7 @@ def test_a_blocked_command_asks_to_run_outside_and_a_no_keeps_it_in(layout: Layo
     result = run_shell({"command": command}, _context(layout, ["the user said no"], asked, backend))
     assert [what for what, _ in asked] == [f"run outside the sandbox: {command}"]
     assert "x/f.txt" in asked[0][1]
-    assert result.meta["sandbox_blocked"] and result.meta["sandbox"] == backend and result.status == "error"
+    assert result.outcome.sandbox_blocked and result.outcome.sandbox == backend and result.status == "error"
     assert "blocked by the sandbox" in result.output and "the user said no" in result.output
     assert (layout.base / "x" / "f.txt").read_text() == CANARY
 
@@ -102,7 +102,7 @@ def test_a_command_that_works_asks_nothing(layout: Layout, backend: str) -> None
     confinement(layout, backend)
     asked: list[tuple[str, str]] = []
     result = run_shell({"command": "echo fine > w.txt && cat w.txt"}, _context(layout, [], asked, backend))
-    assert asked == [] and result.status == "ok" and "sandbox_blocked" not in result.meta
+    assert asked == [] and result.status == "ok" and not result.outcome.sandbox_blocked
 
 
 def test_the_probe_says_what_is_active() -> None:

@@ -65,7 +65,7 @@ def test_read_file_numbers_lines_and_pages(ws: Path) -> None:
     result = read_file({"path": "f.py", "offset": 10, "limit": 3}, ctx(ws))
     assert result.output.splitlines()[:3] == ["    10\tline 10", "    11\tline 11", "    12\tline 12"]
     assert "continue with read_file offset=13" in result.output
-    assert result.meta["path"] == "f.py" and result.meta["total_lines"] == 100 and len(result.meta["sha"]) == 64
+    assert result.outcome.path == "f.py" and result.outcome.total_lines == 100 and len(result.outcome.sha) == 64
     whole = read_file({"path": "f.py"}, ctx(ws))
     assert "continue" not in whole.output and whole.output.count("\n") == 99
 
@@ -244,7 +244,7 @@ def test_read_file_memory_stays_bounded_on_a_giant_line(ws: Path) -> None:
     result = read_file({"path": "dump.json", "limit": 1}, ctx(ws))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert "line cut: 52,428,800 bytes" in result.output and result.meta["total_lines"] == 2
+    assert "line cut: 52,428,800 bytes" in result.output and result.outcome.total_lines == 2
     assert peak < 5 * 1024 * 1024
 
 

@@ -205,3 +205,13 @@ def test_a_folded_thought_counts_its_words_in_english() -> None:
     assert folded("fine").endswith("· 1 word (Ctrl-O)")
     assert folded("two words").endswith("· 2 words (Ctrl-O)")
     assert folded("").endswith("· 0 words (Ctrl-O)")
+
+
+def test_the_status_counts_what_pruning_saved_from_the_tool_event_s_figures() -> None:
+    view = View(Transcript(), on_approval=lambda request: None)
+    for n, (before, after) in enumerate([(90_000, 2_000), (500, 512), (None, None)]):
+        view.apply(ev.ToolStarted(call_id=f"c{n}", name="run_shell", arguments={"command": "make"}))
+        view.apply(ev.ToolFinished(call_id=f"c{n}", name="run_shell", arguments={"command": "make"},
+                                   result="exit code 0\n[pruned 1 → 1 chars]\n", status="ok", duration=0.1,
+                                   pruned_from=before, pruned_to=after))
+    assert view.status.pruned_saved == 88_000  # the figures, never the text: a larger result adds nothing
