@@ -97,7 +97,6 @@ def main() -> int:
     for po in sources():
         mo = po.with_suffix(".mo")
         mo.write_bytes(compile_mo(parse_po(po.read_text(encoding="utf-8"))))
-        print(f"{po} -> {mo}", file=sys.stderr)
     return 0
 
 
