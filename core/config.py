@@ -132,7 +132,9 @@ class Settings:
     env_drop: str = ""
     mode: str = ""  # AGENT_MODE: auto, ask or yes (core.modes); empty: auto where a sandbox works, else ask
     sandbox: str = "auto"  # AGENT_SANDBOX: auto, landlock, bwrap, wintoken or off (see core.sandbox)
-    network: str = "on"  # AGENT_NETWORK=off: confined commands may not open TCP connections
+    # AGENT_NETWORK: proxied (confined commands reach the network only through the agent's proxy,
+    # core/network), on (open, as outside the sandbox) or off (no TCP connection; --no-network)
+    network: str = "proxied"
     sandbox_writable: str = ""  # AGENT_SANDBOX_WRITABLE: more folders commands may write (os.pathsep-separated)
     sandbox_readable: str = ""  # AGENT_SANDBOX_READABLE: more folders commands may read (os.pathsep-separated)
     sandbox_sockets: str = ""  # AGENT_SANDBOX_SOCKETS: Unix sockets commands may use (see core.sandbox.policy)
@@ -328,8 +330,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"{named('mode')} must be auto, ask or yes.")
     if s.sandbox not in SANDBOX_CHOICES:
         raise ConfigError(f"{named('sandbox')} must be one of {', '.join(SANDBOX_CHOICES)}.")
-    if s.network not in ("on", "off"):
-        raise ConfigError(f"{named('network')} must be on or off.")
+    if s.network not in ("proxied", "on", "off"):
+        raise ConfigError(f"{named('network')} must be proxied, on or off.")
     try:
         parse_patterns(s.network_allow)
     except ValueError as exc:
