@@ -73,7 +73,8 @@ def refusal_note(decisions: list[Decision]) -> str:
 
 # How a direct connection, or a name lookup, fails in a command's own network namespace.
 _NO_ROUTE = re.compile(r"network is unreachable|ENETUNREACH|could not resolve|name or service not known"
-                       r"|temporary failure in name resolution|EAI_AGAIN|getaddrinfo|no address associated",
+                       r"|temporary failure in name resolution|EAI_AGAIN|getaddrinfo|no address associated"
+                       r"|couldn't connect to server",
                        re.IGNORECASE)
 
 
