@@ -32,10 +32,12 @@ class RememberedHosts:
         if self.path is None:
             return []
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            return list(parse_patterns(" ".join(h for h in data.get("hosts", []) if isinstance(h, str))))
-        except (OSError, ValueError, AttributeError, TypeError):
-            return []
+            hosts = json.loads(self.path.read_text(encoding="utf-8")).get("hosts")
+            if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
+                return []
+            return list(parse_patterns(" ".join(hosts)))
+        except (OSError, ValueError, AttributeError):
+            return []  # unreadable or damaged: nothing is allowed by it
 
     def add(self, host: str) -> str | None:
         """Keep `host`; a sentence when it could not be written (it still holds for this session)."""
