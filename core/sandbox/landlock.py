@@ -157,9 +157,9 @@ def _attr_size(version: int) -> int:
 
 def network_namespace(policy: Policy) -> bool:
     """Whether a command under `policy` gets a network namespace of its own (the proxied network,
-    where the kernel lets the agent make one)."""
+    or none at all, where the kernel lets the agent make one)."""
     own_pids = mountns.available() and mountns.available(own_pids=True)
-    return policy.proxied and mountns.available(own_pids=own_pids, own_net=True)
+    return (policy.proxied or not policy.network) and mountns.available(own_pids=own_pids, own_net=True)
 
 
 @contextmanager
