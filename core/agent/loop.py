@@ -40,7 +40,7 @@ from core.context import (
 from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
 from core.modes import ASK
-from core.network.session import RememberedHosts, SessionNetwork, approval_ask
+from core.network.session import SessionNetwork, approval_ask
 from core.protocol import Emit
 from core.provider.assembler import TurnResult, Usage
 from core.provider.client import ResponsesClient
@@ -120,14 +120,12 @@ class Agent:
     def _open_network(self, rules: AllowRules, interactive: bool) -> SessionNetwork:
         """The session's proxy: its questions go through the approval gate (with nobody to ask, a
         host not allowed is refused), its "always" is kept beside the workspace's allow rules."""
-        remembered = RememberedHosts(rules.path.with_suffix(".hosts.json") if rules.path else None)
-
         def question(what: str, why: str, rule: str, keep: Callable[[], str | None]) -> str | None:
             return self.approvals.ask(what, why, asker="network", cwd=str(self.workspace.root), cancel=self._cancel,
                                       kind="network", keep=Keeper(rule, keep))
 
-        return SessionNetwork(self.settings.network_allow, remembered,
-                              approval_ask(question, remembered) if interactive else None)
+        return SessionNetwork(self.settings.network_allow, rules.hosts,
+                              approval_ask(question, lambda host: rules.add(host, "hosts")) if interactive else None)
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:

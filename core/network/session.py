@@ -1,69 +1,37 @@
 """A session's network: one proxy for all its confined commands, started with the first one, its
 questions put through the same approval gate as the agent's others, and the hosts the user
-allowed "always, in this workspace" kept beside the workspace's other allow rules."""
+allowed "always, in this workspace" kept with the workspace's allow rules (`core.agent.rules`: in
+the agent's data folder, never in the repository, so a project cannot allow itself a host)."""
 
 from __future__ import annotations
 
-import json
-import os
 import threading
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Iterable
 
 from core.network.hosts import Answer, HostRules, normal_host, parse_patterns
 from core.network.proxy import Ask, Proxy, Resolve, default_resolve
-from core.private import make_folder
 
 # The why of a network question, as the approval gate shows it.
 WHY = ("a command wants to connect to a host that is not a package registry or source host; "
        "a command's traffic can carry what it read (your files, tokens) to whoever runs that host")
 
 
-class RememberedHosts:
-    """The hosts allowed for good in one workspace: a small JSON file in the agent's data folder
-    (never in the repository, so a project cannot allow itself a host)."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self.hosts: list[str] = self._load()
-
-    def _load(self) -> list[str]:
-        if self.path is None:
-            return []
+def valid_hosts(kept: Iterable[str]) -> tuple[str, ...]:
+    """The entries of a kept list that are host patterns (a damaged entry allows nothing)."""
+    found: list[str] = []
+    for entry in kept:
         try:
-            hosts = json.loads(self.path.read_text(encoding="utf-8")).get("hosts")
-            if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
-                return []
-            return list(parse_patterns(" ".join(hosts)))
-        except (OSError, ValueError, AttributeError):
-            return []  # unreadable or damaged: nothing is allowed by it
-
-    def add(self, host: str) -> str | None:
-        """Keep `host`; a sentence when it could not be written (it still holds for this session)."""
-        with self._lock:
-            host = normal_host(host)
-            if host not in self.hosts:
-                self.hosts.append(host)
-            if self.path is None:
-                return None
-            try:
-                make_folder(self.path.parent)
-                tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps({"hosts": self.hosts}, indent=1), encoding="utf-8")
-                os.replace(tmp, self.path)
-            except OSError as exc:
-                return f"the host is allowed for this session only: {self.path} could not be written ({exc})"
-        return None
+            found += parse_patterns(entry)
+        except ValueError:
+            continue
+    return tuple(found)
 
 
 class SessionNetwork:
     """The session's proxy, made on first use (`proxy()`) and stopped by `close()`."""
 
-    def __init__(self, allow: str, remembered: RememberedHosts, ask: Ask | None,
-                 resolve: Resolve = default_resolve) -> None:
-        self.remembered = remembered
-        self._rules = (*parse_patterns(allow), *remembered.hosts)
+    def __init__(self, allow: str, kept: Iterable[str], ask: Ask | None, resolve: Resolve = default_resolve) -> None:
+        self._rules = (*parse_patterns(allow), *valid_hosts(kept))
         self._ask = ask
         self._resolve = resolve
         self._proxy: Proxy | None = None
@@ -87,16 +55,17 @@ class SessionNetwork:
 
 
 def approval_ask(question: Callable[[str, str, str, Callable[[], str | None]], str | None],
-                 remembered: RememberedHosts) -> Ask:
+                 keep_host: Callable[[str], str | None]) -> Ask:
     """An `Ask` that puts "connect to HOST:PORT?" through `question(what, why, rule, keep)` (the
-    approval gate: None when allowed), where `keep` keeps the host for the workspace."""
+    approval gate: None when allowed), where `keep` keeps the host for the workspace through
+    `keep_host` (a sentence when it could not)."""
 
     def ask(host: str, port: int) -> Answer:
         kept: list[str] = []
 
         def keep() -> str | None:
             kept.append(host)
-            return remembered.add(host)
+            return keep_host(normal_host(host))
 
         refusal = question(f"let commands connect to {host}:{port}", WHY, f"network host {host}", keep)
         if refusal is not None:

@@ -7,7 +7,6 @@ what was refused and how the user could allow it. A host named by AGENT_NETWORK_
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -78,10 +77,8 @@ def test_a_host_named_by_the_allow_setting_or_kept_for_the_workspace_passes(layo
         refused, allowed = _one(layout, [fetch]), _one(layout, [fetch], {"AGENT_NETWORK_ALLOW": "127.0.0.1"})
         assert "refused 127.0.0.1" in refused[0] and "stand-in answered" not in refused[0]
         assert "stand-in answered /fetched" in allowed[0] and "[network:" not in allowed[0]
-        kept = AllowRules(layout.base, layout.workspace).path
-        assert kept is not None
-        kept.with_suffix(".hosts.json").parent.mkdir(parents=True, exist_ok=True)
-        kept.with_suffix(".hosts.json").write_text(json.dumps({"hosts": ["127.0.0.1"]}), encoding="utf-8")
+        # kept "always, in this workspace" by an earlier session, beside its command rules
+        assert AllowRules(layout.base, layout.workspace).add("127.0.0.1", "hosts") is None
         assert "stand-in answered /fetched" in _one(layout, [fetch])[0]
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from core.network.session import RememberedHosts, SessionNetwork
+from core.network.session import SessionNetwork
 from core.sandbox import Confinement
 from tests.support.network_listeners import Catcher, catcher, outside_address, stand_in
 from tests.support.sandbox_corpus import Layout
@@ -28,7 +28,7 @@ ADDRESS = outside_address()
 @pytest.fixture
 def network() -> Iterator[SessionNetwork]:
     with stand_in() as port:
-        session = SessionNetwork("standin.example", RememberedHosts(None), None,
+        session = SessionNetwork("standin.example", (), None,
                                  resolve=lambda host, _: ("127.0.0.1", port))
         try:
             yield session

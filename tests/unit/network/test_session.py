@@ -17,7 +17,7 @@ from core.config import ConfigError, load_settings
 from core.modes import ASK, YES
 from core.network.hosts import Answer
 from core.network.proxy import direct_note
-from core.network.session import RememberedHosts, approval_ask
+from core.network.session import approval_ask, valid_hosts
 
 
 def test_the_network_is_proxied_by_default_and_takes_three_modes(tmp_path: Path) -> None:
@@ -28,17 +28,17 @@ def test_the_network_is_proxied_by_default_and_takes_three_modes(tmp_path: Path)
         load_settings(environ={"AGENT_NETWORK": "open"}, env_file=tmp_path / "none")
 
 
-def _asker(tmp_path: Path, mode: str) -> tuple[Approvals, list[ev.Event], RememberedHosts, Cancel]:
+def _asker(tmp_path: Path, mode: str) -> tuple[Approvals, list[ev.Event], AllowRules, Cancel]:
     events: list[ev.Event] = []
-    approvals = Approvals(events.append, mode, interactive=True, rules=AllowRules(tmp_path, tmp_path / "ws"))
-    assert approvals.rules is not None and approvals.rules.path is not None
-    return approvals, events, RememberedHosts(approvals.rules.path.with_suffix(".hosts.json")), Cancel()
+    rules = AllowRules(tmp_path, tmp_path / "ws")
+    return Approvals(events.append, mode, interactive=True, rules=rules), events, rules, Cancel()
 
 
-def _ask_in_thread(approvals: Approvals, remembered: RememberedHosts, cancel: Cancel,
+def _ask_in_thread(approvals: Approvals, rules: AllowRules, cancel: Cancel,
                    host: str) -> tuple[threading.Thread, list[Answer]]:
     ask = approval_ask(lambda what, why, rule, keep: approvals.ask(
-        what, why, asker="network", cwd=".", cancel=cancel, kind="network", keep=Keeper(rule, keep)), remembered)
+        what, why, asker="network", cwd=".", cancel=cancel, kind="network", keep=Keeper(rule, keep)),
+        lambda kept: rules.add(kept, "hosts"))
     answers: list[Answer] = []
     thread = threading.Thread(target=lambda: answers.append(ask(host, 443)), daemon=True)
     thread.start()
@@ -55,9 +55,10 @@ def _question(events: list[ev.Event]) -> ev.ApprovalRequested:
 
 
 @pytest.mark.parametrize("mode", [ASK, YES])  # --yes does not answer it: a host is the person's to allow
-def test_always_keeps_the_host_for_the_workspace(tmp_path: Path, mode: str) -> None:
-    approvals, events, remembered, cancel = _asker(tmp_path, mode)
-    thread, answers = _ask_in_thread(approvals, remembered, cancel, "Collector.Example")
+def test_always_keeps_the_host_with_the_workspaces_rules(tmp_path: Path, mode: str) -> None:
+    approvals, events, rules, cancel = _asker(tmp_path, mode)
+    rules.add("pytest")
+    thread, answers = _ask_in_thread(approvals, rules, cancel, "Collector.Example")
     question = _question(events)
     assert question.kind == "network" and "collector.example:443" in question.action.lower()
     assert question.rule == "network host Collector.Example"
@@ -65,41 +66,42 @@ def test_always_keeps_the_host_for_the_workspace(tmp_path: Path, mode: str) -> N
     approvals.answer(question.id, "workspace")
     thread.join(10)
     assert answers == [Answer.ALLOW_ALWAYS]
-    assert RememberedHosts(remembered.path).hosts == ["collector.example"]
+    again = AllowRules(tmp_path, tmp_path / "ws")
+    assert (again.hosts, again.commands) == (["collector.example"], ["pytest"])
 
 
 @pytest.mark.parametrize(("decision", "answer"), [("once", Answer.ALLOW_ONCE), ("session", Answer.ALLOW_ONCE),
                                                    ("deny", Answer.DENY)])
 def test_other_answers_hold_for_the_session_only(tmp_path: Path, decision: str, answer: Answer) -> None:
-    approvals, events, remembered, cancel = _asker(tmp_path, ASK)
-    thread, answers = _ask_in_thread(approvals, remembered, cancel, "collector.example")
+    approvals, events, rules, cancel = _asker(tmp_path, ASK)
+    thread, answers = _ask_in_thread(approvals, rules, cancel, "collector.example")
     approvals.answer(_question(events).id, decision)
     thread.join(10)
     assert answers == [answer]
-    assert remembered.path is not None and not remembered.path.exists()
+    assert AllowRules(tmp_path, tmp_path / "ws").hosts == []
 
 
 def test_an_interrupted_turn_refuses_the_host(tmp_path: Path) -> None:
-    approvals, events, remembered, cancel = _asker(tmp_path, ASK)
-    thread, answers = _ask_in_thread(approvals, remembered, cancel, "collector.example")
+    approvals, events, rules, cancel = _asker(tmp_path, ASK)
+    thread, answers = _ask_in_thread(approvals, rules, cancel, "collector.example")
     _question(events)
     cancel.cancel("interrupted")
     thread.join(10)
     assert answers == [Answer.DENY]
 
 
-@pytest.mark.parametrize("content", ["not json", '{"hosts": "x"}', '{"hosts": ["ok.example", "bad host!"]}', "[]"])
-def test_a_damaged_hosts_file_allows_nothing(tmp_path: Path, content: str) -> None:
-    path = tmp_path / "h.hosts.json"
-    path.write_text(content, encoding="utf-8")
-    assert RememberedHosts(path).hosts == []
+def test_a_damaged_kept_host_allows_nothing() -> None:
+    assert valid_hosts(["ok.example", "bad host!", "https://x.example/", "*.corp.example"]) == (
+        "ok.example", "*.corp.example")
 
 
-def test_a_hosts_file_that_cannot_be_written_says_so(tmp_path: Path) -> None:
-    (tmp_path / "file").write_text("", encoding="utf-8")
-    remembered = RememberedHosts(tmp_path / "file" / "h.hosts.json")
-    said = remembered.add("a.example")
-    assert said is not None and "for this session only" in said and remembered.hosts == ["a.example"]
+def test_a_damaged_rules_file_keeps_no_host(tmp_path: Path) -> None:
+    rules = AllowRules(tmp_path, tmp_path / "ws")
+    assert rules.path is not None
+    rules.path.parent.mkdir(parents=True)
+    for content in ("not json", '{"hosts": "x"}', "[]", '{"hosts": [1, null]}'):
+        rules.path.write_text(content, encoding="utf-8")
+        assert AllowRules(tmp_path, tmp_path / "ws").hosts == []
 
 
 @pytest.mark.parametrize(("output", "noted"), [
