@@ -68,7 +68,7 @@ def _files_only() -> Iterator[None]:
     """Landlock without the seccomp filter and the mount namespace, for the baseline row."""
     installer, available = seccomp.installer, mountns.available
     seccomp.installer = lambda *_a, **_k: None  # type: ignore[assignment]
-    mountns.available = lambda: False  # type: ignore[assignment]
+    mountns.available = lambda *_a, **_k: False  # type: ignore[assignment]
     try:
         yield
     finally:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from core.network.session import SessionNetwork
-from core.sandbox import Confinement
+from core.sandbox import Confinement, landlock
 from tests.support.network_listeners import Catcher, catcher, outside_address, stand_in
 from tests.support.sandbox_corpus import Layout
 from tests.support.sandbox_fixtures import confinement, run
@@ -142,3 +142,23 @@ def test_network_on_is_open_and_off_has_no_proxy(layout: Layout, backend: str, n
                            layout, off)
         assert code != 0 and "stand-in" not in shown and shown.startswith("0"), shown
     assert not proxy.decisions
+
+
+@pytest.mark.skipif(ADDRESS is None, reason="this machine has no IPv4 address but loopback")
+def test_without_a_namespace_landlock_lets_tcp_reach_only_the_proxys_port(
+        layout: Layout, network: SessionNetwork, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no network namespace can be made (user namespaces forbidden): Landlock ABI 4's port
+    rule. The proxy answers; a server on another port, here or elsewhere, does not."""
+    confined = _proxied(layout, "landlock", network)
+    if confined.info.abi < 4:
+        pytest.skip("TCP port rules need Landlock ABI 4")
+    monkeypatch.setattr(landlock, "network_namespace", lambda policy: False)
+    assert ADDRESS is not None
+    code, shown = _out("curl -sS --max-time 10 http://standin.example/fallback", layout, confined)
+    assert code == 0 and "stand-in answered /fallback" in shown, shown
+    with catcher(ADDRESS) as found:
+        code, shown = _out(_direct_tries(ADDRESS, found.port)[2], layout, confined)
+        assert code != 0 and "PermissionError" in shown and not _reached(found), shown
+    code, shown = _out("python3 -c \"import socket; print(socket.create_server(('127.0.0.1', 0)).getsockname()[1])\"",
+                       layout, confined)
+    assert code == 0, shown  # binding stays free
