@@ -196,8 +196,9 @@ class ToolFinished:
 class ApprovalRequested:
     """Something waits for a person; answer with the `Answer` op (decision ids: "once", "session",
     "deny", "deny_reason"). `kind` says what is asked: "command" (a risky command or write), "tool"
-    (a tool whose server does not say it is read-only), or "unconfined" (run a command the sandbox
-    blocked outside it)."""
+    (a tool whose server does not say it is read-only), "unconfined" (run a command the sandbox
+    blocked outside it) or "network" (let commands connect to a host the network proxy does not
+    allow, asked by `network` while the command waits)."""
 
     type: ClassVar[str] = "approval"
     id: str
