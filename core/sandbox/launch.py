@@ -53,7 +53,7 @@ class Launch:
         if self.policy is None:
             return dict(environ)
         env = {**without_session_sockets(environ, self.policy.sockets), **self.policy.temp_environment()}
-        if self.policy.proxied or not self.policy.network:
+        if not self.policy.network or self.door is not None:  # a backend without a door leaves the network open
             proxy = self.door.proxy if self.door is not None else None
             env = proxy_environment(env, f"http://127.0.0.1:{proxy.port}" if proxy is not None else None)
         return env
