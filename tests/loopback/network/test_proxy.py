@@ -317,7 +317,7 @@ def test_no_network_means_no_proxy_and_no_proxy_variables(tmp_path: Path) -> Non
 
 @UNIX_SOCKETS
 def test_the_proxy_serves_on_a_unix_socket_too(upstream: _Upstream, tmp_path: Path) -> None:
-    """A command in its own network namespace reaches the host's proxy through a socket file."""
+    """The proxy listens on a socket file as well as on a port, and removes the file when it stops."""
     path = tmp_path / "proxy.sock"
     with (
         Proxy(
