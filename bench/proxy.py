@@ -2,7 +2,8 @@
 
 Run from the repository root: `python3 -m bench.proxy [--runs 300]`. Each row is the median wall time
 of a whole connection (connect, request, response, close) to a stand-in upstream on 127.0.0.1:
-direct, through the proxy as a CONNECT tunnel (what HTTPS takes), and as plain HTTP forwarding.
+direct, through the proxy as a CONNECT tunnel (what HTTPS takes), as plain HTTP forwarding, and as a
+tunnel through a door (a listener the proxy serves, as in a confined command's own network namespace).
 The rows' runs are interleaved so the machine's load falls on all alike. The upstream's name is an
 allowed host mapped to 127.0.0.1 by the proxy's resolver hook, so the proxy's decision is included.
 """
@@ -72,36 +73,47 @@ def _tunnel(proxy: tuple[str, int]) -> Callable[[], bytes]:
     return run
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=300)
-    args = parser.parse_args()
+def connection_costs(runs: int) -> None:
+    """Print the median cost of one connection direct, through the proxy (a tunnel, plain
+    forwarding) and through a door (a listener handed to the proxy, as a command's own network
+    namespace has), the rows interleaved."""
     upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     upstream.daemon_threads = True
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     address = upstream.server_address[:2]
     with Proxy(HostRules.of(), resolve=lambda host, port: address) as proxy:
+        door = socket.create_server(("127.0.0.1", 0), backlog=128)
+        proxy.serve_from(door)
         rows = {
             "direct": _plain(address, b"GET /simple/ HTTP/1.0\r\nHost: pypi.org\r\n\r\n"),
             "CONNECT tunnel": _tunnel(proxy.address),
             "plain HTTP forward": _plain(
                 proxy.address, b"GET http://pypi.org/simple/ HTTP/1.0\r\nHost: pypi.org\r\n\r\n"
             ),
+            "tunnel via a door": _tunnel(door.getsockname()),
         }
         for run in rows.values():
             assert run().endswith(_BODY)  # each path works before it is timed
         samples: dict[str, list[float]] = {name: [] for name in rows}
-        for _ in range(args.runs):
+        for _ in range(runs):
             for name, run in rows.items():
                 start = time.perf_counter()
                 run()
                 samples[name].append(time.perf_counter() - start)
+        door.shutdown(socket.SHUT_RDWR)
+        door.close()
     upstream.shutdown()
     base = statistics.median(samples["direct"]) * 1000
-    print(f"one connection with a 1 KiB response from a local upstream, median of {args.runs} runs:")
+    print(f"one connection with a 1 KiB response from a local upstream, median of {runs} runs:")
     for name, values in samples.items():
         ms = statistics.median(values) * 1000
         print(f"  {name:<19} {ms:7.3f} ms   x{ms / base:5.2f}   (+{ms - base:6.3f} ms)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=300)
+    connection_costs(parser.parse_args().runs)
 
 
 if __name__ == "__main__":

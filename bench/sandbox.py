@@ -3,7 +3,10 @@ and against the filesystem rules alone, in one run; then ordinary work and the b
 
 Run from the repository root: `python3 -m bench.sandbox [--runs 40] [--command "true"]`. Each cost
 row is the median wall time of `--runs` runs of `run_command` (the shell, its pipes and its reaping
-included), the runs of every row interleaved so the machine's load falls on all alike. "files only"
+included), the runs of every row interleaved so the machine's load falls on all alike. Each backend
+has two rows: with the network open (`AGENT_NETWORK=on`, as before the proxy) and proxied (the
+default: a network namespace with the proxy's door); then the proxy's cost per connection
+(`bench.proxy`). "files only"
 is Landlock's filesystem rules without the layers around them (the seccomp filter, the mount
 namespace with the protected files bound read-only, and their check-and-restore): the sandbox as it
 was before those layers, the baseline the full sandbox must stay within 2x of. The set-up row is
@@ -34,8 +37,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3 bench/sandbox.py` and as `python3 -m bench.sandbox`
 
 from bench.measurements import recorded
+from bench.proxy import connection_costs
 from core.cancel import Cancel
 from core.config import load_settings
+from core.network.hosts import HostRules
+from core.network.proxy import Proxy
 from core.sandbox import Confinement, landlock, mountns, probe, seccomp
 from core.tools.safety import command_question
 from core.tools.shell import run_command
@@ -62,7 +68,7 @@ def _files_only() -> Iterator[None]:
     """Landlock without the seccomp filter and the mount namespace, for the baseline row."""
     installer, available = seccomp.installer, mountns.available
     seccomp.installer = lambda *_a, **_k: None  # type: ignore[assignment]
-    mountns.available = lambda: False  # type: ignore[assignment]
+    mountns.available = lambda *_a, **_k: False  # type: ignore[assignment]
     try:
         yield
     finally:
@@ -76,16 +82,19 @@ def _run(command: str, workspace: Path, confinement: Confinement | None, files_o
     return run_command(command, workspace, 30, Cancel(), confinement=confinement)
 
 
-def _costs(workspace: Path, command: str, runs: int) -> None:
+def _costs(workspace: Path, command: str, runs: int, proxy: Proxy) -> None:
     rows: dict[str, tuple[Confinement | None, bool]] = {"unconfined": (None, False)}
     for backend in ("landlock", "bwrap"):
         if probe(backend).backend == backend:
-            confinement = Confinement.for_workspace(workspace, load_settings(environ={"AGENT_SANDBOX": backend}))
+            confinement = Confinement.for_workspace(workspace, load_settings(
+                environ={"AGENT_SANDBOX": backend, "AGENT_NETWORK": "on"}))
             if backend == "landlock":
                 assert confinement is not None
                 rows["files only"] = (dataclasses.replace(confinement, policy=dataclasses.replace(
                     confinement.policy, protected=())), True)
             rows[backend] = (confinement, False)
+            rows[f"{backend} proxied"] = (Confinement.for_workspace(workspace, load_settings(
+                environ={"AGENT_SANDBOX": backend}), proxy), False)
         else:
             print(f"{backend}: not available here ({probe(backend).describe()})")
     samples: dict[str, list[float]] = {name: [] for name in rows}
@@ -100,10 +109,14 @@ def _costs(workspace: Path, command: str, runs: int) -> None:
     print(f"`{command}` through run_command, median of {runs} runs:")
     for name, values in samples.items():
         ms = _median_ms(values)
-        print(f"  {name:<11} {ms:7.2f} ms   x{ms / base:5.2f}   (+{ms - base:5.2f} ms)")
+        print(f"  {name:<16} {ms:7.2f} ms   x{ms / base:5.2f}   (+{ms - base:5.2f} ms)")
     if "files only" in samples and "landlock" in samples:
         ratio = _median_ms(samples["landlock"]) / _median_ms(samples["files only"])
         print(f"  landlock with every layer against files only: x{ratio:.2f} (must stay within x2)")
+    for backend in ("landlock", "bwrap"):
+        if backend in samples:
+            ratio = _median_ms(samples[f"{backend} proxied"]) / _median_ms(samples[backend])
+            print(f"  {backend} proxied against network on: x{ratio:.2f}")
     if setup:
         print(f"  Landlock ruleset set-up alone: {_median_ms(setup):.2f} ms")
 
@@ -191,9 +204,11 @@ def main() -> None:
     args = parser.parse_args()
     workspace = _workspace()
     try:
-        _costs(workspace, args.command, args.runs)
+        with Proxy(HostRules.of()) as proxy:
+            _costs(workspace, args.command, args.runs, proxy)
     finally:
         shutil.rmtree(workspace.parent, ignore_errors=True)
+    connection_costs(args.runs * 5)
     _counts()
 
 

@@ -133,7 +133,9 @@ class Settings:
     env_drop: str = ""
     mode: str = ""  # AGENT_MODE: auto, ask or yes (core.modes); empty: auto where a sandbox works, else ask
     sandbox: str = "auto"  # AGENT_SANDBOX: auto, landlock, bwrap, wintoken or off (see core.sandbox)
-    network: str = "on"  # AGENT_NETWORK=off: confined commands may not open TCP connections
+    # AGENT_NETWORK: proxied (confined commands reach the network only through the agent's proxy,
+    # core/network), on (open, as outside the sandbox) or off (no TCP connection; --no-network)
+    network: str = "proxied"
     sandbox_writable: str = ""  # AGENT_SANDBOX_WRITABLE: more folders commands may write (os.pathsep-separated)
     sandbox_readable: str = ""  # AGENT_SANDBOX_READABLE: more folders commands may read (os.pathsep-separated)
     sandbox_sockets: str = ""  # AGENT_SANDBOX_SOCKETS: Unix sockets commands may use (see core.sandbox.policy)
@@ -331,8 +333,8 @@ def _validate(s: Settings) -> None:
     if s.sandbox not in SANDBOX_CHOICES:
         raise ConfigError(_("{setting} must be one of {choices}.").format(setting=named("sandbox"),
                                                                         choices=", ".join(SANDBOX_CHOICES)))
-    if s.network not in ("on", "off"):
-        raise ConfigError(_("{setting} must be on or off.").format(setting=named("network")))
+    if s.network not in ("proxied", "on", "off"):
+        raise ConfigError(_("{setting} must be proxied, on or off.").format(setting=named("network")))
     try:
         parse_patterns(s.network_allow)
     except ValueError as exc:

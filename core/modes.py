@@ -25,7 +25,7 @@ def default_mode(sandboxed: bool, yes: bool) -> str:
 def resolve_mode(settings: Settings) -> str:
     """The mode asked for (AGENT_MODE, --mode, --yes), else the default for this machine. `auto`
     where no sandbox works is a ConfigError that says why there is none."""
-    sandbox = probe(settings.sandbox, settings.network != "off")
+    sandbox = probe(settings.sandbox, settings.network)
     if settings.mode == AUTO and not sandbox.active:
         raise ConfigError(f"the auto mode runs commands in a sandbox, and none works here ({sandbox.reason}); "
                           "use --mode ask, or --yes")

@@ -79,7 +79,7 @@ ToolStatus = Literal["ok", "error", "refused"]
 TaskStatus = Literal["ok", "error", "step_limit", "aborted"]
 CompactionStatus = Literal["ok", "error", "aborted"]
 Decision = Literal["once", "session", "workspace", "deny", "deny_reason"]  # core/agent/approvals.py's ids
-ApprovalKind = Literal["command", "tool", "unconfined"]
+ApprovalKind = Literal["command", "tool", "unconfined", "network"]
 ResolvedBy = Literal["user", "policy", "session", "interrupt"]
 NoticeKind = Literal["info", "warning", "retry", "context"]
 # Why a request or a task failed (core/provider/errors.py:ApiError.kind, and the loop's own stops).
@@ -219,8 +219,9 @@ class ToolFinished:
 class ApprovalRequested:
     """Something waits for a person; answer with the `Answer` op (decision ids: "once", "session",
     "workspace", "deny", "deny_reason"; `decisions` lists those offered). `kind` says what is asked: "command" (a risky command or write), "tool"
-    (a tool whose server does not say it is read-only), or "unconfined" (run a command the sandbox
-    blocked outside it)."""
+    (a tool whose server does not say it is read-only), "unconfined" (run a command the sandbox
+    blocked outside it) or "network" (let commands connect to a host the network proxy does not
+    allow, asked by `network` while the command waits)."""
 
     type: ClassVar[str] = "approval"
     id: str

@@ -277,7 +277,7 @@ class Approvals:
                 if target[0] and why == NOT_KNOWN_READ_ONLY and self.rules is not None else None)
         if kind == "tool" and call.name in self.tool_keepers:
             rule = call.name
-        by_mode = self.mode == YES and kind != "unconfined"
+        by_mode = self.mode == YES and kind not in ("unconfined", "network")  # neither lifts the sandbox
         if by_mode or not self.interactive:
             decision, reason = ("once", "") if by_mode else ("deny", self._refusal(kind, rule))
             self._done(request_id, call, decision, reason, "policy")

@@ -8,13 +8,14 @@ Whatever happens, the history stays valid for the next request: every function c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core import protocol as ev
-from core.agent.approvals import Approvals
+from core.agent.approvals import Approvals, Keeper
 from core.agent.guard import UNREADABLE_IN_A_ROW, Guard
 from core.agent.prompt import session_instructions
 from core.agent.results import finish
@@ -38,6 +39,7 @@ from core.context.cap import prune_budget_chars
 from core.context.settings import from_settings
 from core.i18n import _
 from core.modes import ASK
+from core.network.session import SessionNetwork, approval_ask
 from core.protocol import Emit
 from core.provider.assembler import TurnResult, Usage
 from core.provider.client import ResponsesClient
@@ -88,7 +90,9 @@ class Agent:
         data_dir = sessions_root(settings.sessions_dir or None).parent if journal else None
         rules = AllowRules(data_dir, self.workspace.root, allow)
         self.approvals = Approvals(emit, mode, interactive=interactive, rules=rules,
-                                   sandbox=probe(settings.sandbox, settings.network != "off"))
+                                   sandbox=probe(settings.sandbox, settings.network))
+        # Confined commands reach the network through the session's proxy (core/network).
+        self.network = self._open_network(rules, interactive) if settings.network == "proxied" else None
         self.client = client or ResponsesClient(settings)
         self.journal = journal
         self.archive = archive
@@ -112,6 +116,16 @@ class Agent:
         self.checkpoints = (Checkpoints(journal.folder, self.workspace.root, self._journal, emit,
                                         [settings.api_key or ""])
                             if journal is not None else None)
+
+    def _open_network(self, rules: AllowRules, interactive: bool) -> SessionNetwork:
+        """The session's proxy: its questions go through the approval gate (with nobody to ask, a
+        host not allowed is refused), its "always" is kept beside the workspace's allow rules."""
+        def question(what: str, why: str, rule: str, keep: Callable[[], str | None]) -> str | None:
+            return self.approvals.ask(what, why, asker="network", cwd=str(self.workspace.root), cancel=self._cancel,
+                                      kind="network", keep=Keeper(rule, keep))
+
+        return SessionNetwork(self.settings.network_allow, rules.hosts,
+                              approval_ask(question, lambda host: rules.add(host, "hosts")) if interactive else None)
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, text: str, cancel: Cancel | None = None) -> Outcome:
@@ -203,7 +217,7 @@ class Agent:
                                                                      kind="unconfined"),
                               archive=self.archive, checkpoints=self.checkpoints,
                               result_chars=prune_budget_chars(cap), mode=self.approvals.mode,
-                              allowed=self.approvals.allowed)
+                              allowed=self.approvals.allowed, network=self.network)
             finished = finish(call, run_tool(call, ctx, mcp_tools), self.history, guard, cap, self._redact)
             self._stuck = finished.stuck or self._stuck
             outputs.append(finished.output)

@@ -33,30 +33,34 @@ class AllowRules:
             key = hashlib.sha256(str(workspace.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
             self.path = data_dir / "allow" / f"{key}.json"
         self._lock = threading.Lock()
-        self.commands: list[str] = self._load()
+        self.commands: list[str] = self._load("commands")
+        self.hosts: list[str] = self._load("hosts")  # hosts commands may reach (core/network/session.py)
 
-    def _load(self) -> list[str]:
+    def _load(self, key: str) -> list[str]:
         if self.path is None:
             return []
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return []
-        rules = data.get("commands") if isinstance(data, dict) else None
+        rules = data.get(key) if isinstance(data, dict) else None
         return [r for r in rules if isinstance(r, str) and r.strip()] if isinstance(rules, list) else []
 
-    def add(self, rule: str) -> str | None:
-        """Remember `rule`; a sentence when it could not be saved (it still holds for this run)."""
+    def add(self, rule: str, kind: str = "commands") -> str | None:
+        """Remember `rule` (a command prefix, or with `kind` "hosts" a host); a sentence when it could
+        not be saved (it still holds for this run)."""
         rule = " ".join(rule.split())
         with self._lock:
-            if rule and rule not in self.commands:
-                self.commands.append(rule)
+            kept = self.hosts if kind == "hosts" else self.commands
+            if rule and rule not in kept:
+                kept.append(rule)
             if self.path is None:
                 return None
             try:
                 make_folder(self.path.parent)
                 tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(json.dumps({"workspace": str(self.workspace), "commands": self.commands},
+                tmp.write_text(json.dumps({"workspace": str(self.workspace), "commands": self.commands,
+                                           **({"hosts": self.hosts} if self.hosts else {})},
                                           ensure_ascii=False, indent=1), encoding="utf-8")
                 os.replace(tmp, self.path)
             except OSError as exc:

@@ -15,6 +15,7 @@ replace to reach a stand-in on 127.0.0.1), and the request's own Host header is 
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import socketserver
 import threading
@@ -70,6 +71,24 @@ def refusal_note(decisions: list[Decision]) -> str:
     return "\n".join(lines) + "\n" + _how_to_allow(list(dict.fromkeys(host for host, _ in refused)))
 
 
+# How a direct connection, or a name lookup, fails in a command's own network namespace.
+_NO_ROUTE = re.compile(r"network is unreachable|ENETUNREACH|could not resolve|name or service not known"
+                       r"|temporary failure in name resolution|EAI_AGAIN|getaddrinfo|no address associated"
+                       r"|couldn't connect to server",
+                       re.IGNORECASE)
+
+
+def direct_note(output: str) -> str:
+    """A note for the model when a command on the proxied network seems to have tried the network
+    directly ("" when its output shows no such failure)."""
+    if not _NO_ROUTE.search(output):
+        return ""
+    return ("Commands reach the network only through deepseek-agent's proxy (HTTP_PROXY/HTTPS_PROXY in their "
+            "environment, which pip, npm, git, cargo, go, curl and urllib use): direct connections, UDP and DNS "
+            "lookups fail, and servers the command starts itself on 127.0.0.1 work. Use a tool that honours "
+            "the proxy variables; a host that is not a package registry or source host needs the user's yes.\n")
+
+
 def _how_to_allow(hosts: list[str]) -> str:
     named = ",".join(hosts)
     return (
@@ -119,6 +138,25 @@ class Proxy:
         """The URL children put in HTTP_PROXY (only for a TCP listener)."""
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
+
+    @property
+    def port(self) -> int:
+        """The loopback port (only for a TCP listener); a command's own namespace gets its door there."""
+        return int(self._server.server_address[1])
+
+    def serve_from(self, listener: socket.socket) -> None:
+        """Serve the connections of another listening socket too (a door into a command's own
+        network namespace, `core.network.door`), until it is shut down."""
+
+        def accept() -> None:
+            while True:
+                try:
+                    connection, address = listener.accept()
+                except OSError:
+                    return
+                self._server.process_request(connection, address)
+
+        threading.Thread(target=accept, name="network-proxy-door", daemon=True).start()
 
     def start(self) -> Proxy:
         self._thread = threading.Thread(target=self._server.serve_forever, name="network-proxy", daemon=True)

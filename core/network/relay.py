@@ -1,5 +1,4 @@
-"""Copying bytes both ways between two sockets: the proxy's tunnels, and the bridge from inside a
-network namespace to the proxy's socket file."""
+"""Copying bytes both ways between two sockets: the proxy's tunnels."""
 
 from __future__ import annotations
 

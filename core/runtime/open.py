@@ -40,6 +40,8 @@ class Session:
         self.journal.close()
         self.agent.client.close()
         kill_lingering()
+        if self.agent.network is not None:
+            self.agent.network.close()
 
 
 def open_session(settings: Settings, emit: ev.Emit, workspace: Path, mode: str = ASK, *, interactive: bool = True,
@@ -78,7 +80,7 @@ def open_session(settings: Settings, emit: ev.Emit, workspace: Path, mode: str =
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)
-    sandboxed = probe(settings.sandbox, settings.network != "off").active  # stdio servers run confined too
+    sandboxed = probe(settings.sandbox, settings.network).active  # stdio servers run confined too
     mcp, mcp_notices = open_mcp(settings, workspace, journal.folder, confine=(
         (lambda program, args: trampoline.command(workspace, program, args, settings)) if sandboxed else None))
     notices += mcp_notices

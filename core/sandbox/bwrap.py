@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from core.network.door import Door
 from core.sandbox import seccomp
 from core.sandbox.policy import TEMP_FOLDERS, Policy
 
@@ -40,19 +41,23 @@ def works() -> bool:
 
 
 @contextmanager
-def wrapped(argv: list[str], policy: Policy) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+def wrapped(argv: list[str], policy: Policy, door: Door | None = None) -> Iterator[tuple[list[str], tuple[int, ...]]]:
     """(bwrap's argv, the descriptors it must inherit) for `argv` under `policy`: the seccomp
-    filter goes to bwrap through a pipe, closed when the block ends."""
+    filter goes to bwrap through a pipe, closed when the block ends. On the proxied network the
+    command runs behind `door` (`core.network.door`), in a network namespace of its own."""
+    if door is not None:
+        argv = door.wrapped(argv)
+    passed = (door.child_fd,) if door is not None and door.child_fd >= 0 else ()
     tab = seccomp.table()
     if tab is None:
-        yield wrap(argv, policy), ()
+        yield wrap(argv, policy), passed
         return
     read, write = os.pipe()
     try:
         os.write(write, seccomp.program(tab, unix_sockets=bool(policy.sockets)))  # far below a pipe's buffer
         os.close(write)
         write = -1
-        yield wrap(argv, policy, read), (read,)
+        yield wrap(argv, policy, read), (read, *passed)
     finally:
         os.close(read)
         if write >= 0:
@@ -64,7 +69,7 @@ def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None) -> list[
     namespace ends when its first process does."""
     args = [path() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
             "--unshare-ipc", "--new-session", "--die-with-parent"]
-    if not policy.network:
+    if not policy.network or policy.proxied:
         args.append("--unshare-net")
     temp = [Path(t) for t in TEMP_FOLDERS if Path(t).is_dir() and not Path(t).is_relative_to("/dev")]
     for folder in temp:

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.network.door import Door
 from core.sandbox import caps, mountns, seccomp
 from core.sandbox.policy import Policy
 
@@ -69,6 +70,10 @@ class _RulesetAttr(ctypes.Structure):
 class _PathBeneathAttr(ctypes.Structure):
     _pack_ = 1
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class _NetPortAttr(ctypes.Structure):
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("port", ctypes.c_uint64)]
 
 
 _libc = ctypes.CDLL(None, use_errno=True) if platform.system() == "Linux" else None
@@ -150,9 +155,18 @@ def _attr_size(version: int) -> int:
     return 8 if version < 4 else 16 if version < 6 else 24
 
 
+def network_namespace(policy: Policy) -> bool:
+    """Whether a command under `policy` gets a network namespace of its own (the proxied network,
+    or none at all, where the kernel lets the agent make one)."""
+    own_pids = mountns.available() and mountns.available(own_pids=True)
+    return (policy.proxied or not policy.network) and mountns.available(own_pids=own_pids, own_net=True)
+
+
 @contextmanager
-def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
+def ruleset(policy: Policy, version: int, door: Door | None = None) -> Iterator[Callable[[], None]]:
     """A Landlock ruleset for `policy`, and the function the child calls before exec to enter it.
+    With the proxied network the child enters a network namespace whose only way out is `door`;
+    where it cannot have one, TCP connections go only to the proxy's port (ABI 4).
 
     The ruleset's descriptor is closed when the block ends (it is close-on-exec, so the command
     never holds it)."""
@@ -160,8 +174,12 @@ def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
         raise OSError(errno.ENOSYS, "this kernel has no Landlock")
     handled = fs_rights(version)
     attr = _RulesetAttr(handled, 0, 0)
-    if not policy.network and version >= 4:
+    own_net = network_namespace(policy)
+    proxy_port = door.port if door is not None and policy.proxied and not own_net else 0
+    if (not policy.network or (policy.proxied and not own_net)) and version >= 4:
         attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP  # no port rule: every port denied
+        if proxy_port:
+            attr.handled_access_net = NET_CONNECT_TCP  # binding stays free: servers the command starts
     if version >= 6:
         attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
     fd = _libc.syscall(ctypes.c_long(_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(_attr_size(version)),
@@ -177,21 +195,35 @@ def ruleset(policy: Policy, version: int) -> Iterator[Callable[[], None]]:
         in_namespace = mountns.available()
         own_pids = in_namespace and mountns.available(own_pids=True)
         _add_rules(fd, grants + split_grants(granted, list(policy.denied)), handled)
+        if proxy_port:
+            _add_port_rule(fd, proxy_port)
         filter_in = seccomp.installer(_libc, unix_sockets=bool(policy.sockets))
-        bind = (_in_namespace(fd, policy, handled & ~(MAKE_CHAR | MAKE_BLOCK), own_pids) if in_namespace
+        net_step = (door or Door(None)).child_step(_libc) if own_net else None  # no door: no way out
+        bind = (_in_namespace(fd, policy, handled & ~(MAKE_CHAR | MAKE_BLOCK), own_pids, net_step) if in_namespace
                 else (lambda: True))
-        yield _enter(fd, bind, caps.dropper(_libc, policy.network), filter_in or (lambda: True))
+        # raw sockets go around Landlock's TCP rules; in a namespace of its own they reach nothing
+        raw = policy.network and (own_net or not policy.proxied)
+        yield _enter(fd, bind, caps.dropper(_libc, raw), filter_in or (lambda: True))
     finally:
         os.close(fd)
 
 
-def _in_namespace(fd: int, policy: Policy, rights: int, own_pids: bool) -> Callable[[], bool]:
+def _add_port_rule(ruleset: int, port: int) -> None:
+    attr = _NetPortAttr(NET_CONNECT_TCP, port)
+    if _libc.syscall(ctypes.c_long(_ADD_RULE), ctypes.c_int(ruleset), ctypes.c_int(_RULE_NET_PORT),  # type: ignore[union-attr]
+                     ctypes.byref(attr), ctypes.c_uint32(0)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"landlock_add_rule(port {port}): {os.strerror(err)}")
+
+
+def _in_namespace(fd: int, policy: Policy, rights: int, own_pids: bool,
+                  own_net: Callable[[], bool] | None = None) -> Callable[[], bool]:
     """The mount namespace (`core.sandbox.mountns`), then rules letting the command write the empty
     /dev/shm it mounted, use its own devpts and read its own /proc: added in the child, since the
     new mounts' roots do not exist before (a rule on the folder a mount covers does not reach
     through it)."""
     own_pts = ctypes.c_int(0)
-    bind = mountns.binder(_libc, policy.protected, policy.pinned, own_pts, own_pids)  # type: ignore[arg-type]
+    bind = mountns.binder(_libc, policy.protected, policy.pinned, own_pts, own_pids, own_net)  # type: ignore[arg-type]
     syscall, open_, close = _libc.syscall, _libc.open, _libc.close  # type: ignore[union-attr]
     add, ruleset_fd, kind, zero = (ctypes.c_long(_ADD_RULE), ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH),
                                    ctypes.c_uint32(0))

@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings
+from core.network.child_env import proxy_environment
+from core.network.door import Door
+from core.network.proxy import Proxy
 from core.sandbox import bwrap, landlock
 from core.sandbox.environment import without_session_sockets
 from core.sandbox.policy import Policy
@@ -22,13 +25,14 @@ class Confinement:
 
     info: SandboxInfo
     policy: Policy
+    proxy: Proxy | None = None  # the session's, for the proxied network; without one: no network
 
     @classmethod
-    def for_workspace(cls, workspace: Path, settings: Settings) -> Confinement | None:
+    def for_workspace(cls, workspace: Path, settings: Settings, proxy: Proxy | None = None) -> Confinement | None:
         """The confinement `settings` ask for (AGENT_SANDBOX, AGENT_NETWORK, ...); None when there is
-        no sandbox here or it is turned off."""
-        info = probe(settings.sandbox, network=settings.network != "off")
-        return cls(info, Policy.for_workspace(workspace, settings)) if info.active else None
+        no sandbox here or it is turned off. `proxy` is the way out of the proxied network."""
+        info = probe(settings.sandbox, network=settings.network)
+        return cls(info, Policy.for_workspace(workspace, settings), proxy) if info.active else None
 
 
 @dataclass(frozen=True)
@@ -40,13 +44,19 @@ class Launch:
     popen_kwargs: dict[str, Any] = field(default_factory=dict)
     popen: Callable[..., subprocess.Popen] = subprocess.Popen
     policy: Policy | None = None
+    door: Door | None = None  # the proxied network's way out, to `open()` once the command started
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         """The command's environment made from `environ`: inside a sandbox it names no socket of
-        the user's session and its temp folder is the session's own."""
+        the user's session and its temp folder is the session's own; on the proxied network its
+        tools are sent to the proxy (no proxy at all when it has none)."""
         if self.policy is None:
             return dict(environ)
-        return {**without_session_sockets(environ, self.policy.sockets), **self.policy.temp_environment()}
+        env = {**without_session_sockets(environ, self.policy.sockets), **self.policy.temp_environment()}
+        if not self.policy.network or self.door is not None:  # a backend without a door leaves the network open
+            proxy = self.door.proxy if self.door is not None else None
+            env = proxy_environment(env, f"http://127.0.0.1:{proxy.port}" if proxy is not None else None)
+        return env
 
 
 @contextmanager
@@ -56,11 +66,13 @@ def confine(argv: list[str], confinement: Confinement | None) -> Iterator[Launch
     if confinement is None:
         yield Launch(argv)
     elif confinement.info.backend == "landlock":
-        with landlock.ruleset(confinement.policy, confinement.info.abi) as enter:
-            yield Launch(argv, {"preexec_fn": enter}, policy=confinement.policy)
+        door = Door(confinement.proxy) if confinement.policy.proxied else None
+        with landlock.ruleset(confinement.policy, confinement.info.abi, door) as enter:
+            yield Launch(argv, {"preexec_fn": enter}, policy=confinement.policy, door=door)
     elif confinement.info.backend == "bwrap":
-        with bwrap.wrapped(argv, confinement.policy) as (wrapped, fds):
-            yield Launch(wrapped, {"pass_fds": fds}, policy=confinement.policy)
+        door = Door(confinement.proxy) if confinement.policy.proxied else None
+        with bwrap.wrapped(argv, confinement.policy, door) as (wrapped, fds):
+            yield Launch(wrapped, {"pass_fds": fds}, policy=confinement.policy, door=door)
     elif confinement.info.backend == "wintoken":
         from core.sandbox import wintoken
 

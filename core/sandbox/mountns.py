@@ -34,7 +34,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 _CLOSE_RANGE, _WNOHANG = 436, 1  # close_range: the same number on x86_64 and aarch64
 _MS_RDONLY, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 # statvfs flags a remount must keep (the kernel locks them in a user namespace), as mount flags.
@@ -45,14 +45,14 @@ _O_WRONLY = 1
 SHM, PTS, PTMX, PROC = Path("/dev/shm"), Path("/dev/pts"), Path("/dev/ptmx"), Path("/proc")
 
 
-@lru_cache(maxsize=2)
-def available(own_pids: bool = False) -> bool:
+@lru_cache(maxsize=4)
+def available(own_pids: bool = False, own_net: bool = False) -> bool:
     """Whether a child of this process can make a mount namespace (and a tmpfs in it) here; with
-    `own_pids`, a PID namespace with a fresh /proc as well."""
+    `own_pids`, a PID namespace with a fresh /proc as well; with `own_net`, a network namespace."""
     if not hasattr(os, "getuid") or not SHM.is_dir():
         return False
     libc = ctypes.CDLL(None, use_errno=True)
-    make = binder(libc, (), (), ctypes.c_int(0), own_pids)
+    make = binder(libc, (), (), ctypes.c_int(0), own_pids, (lambda: True) if own_net else None)
 
     def must() -> None:
         if not make():
@@ -65,18 +65,21 @@ def available(own_pids: bool = False) -> bool:
 
 
 def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, ...],
-           own_pts: ctypes.c_int, own_pids: bool = False) -> Callable[[], bool]:
+           own_pts: ctypes.c_int, own_pids: bool = False,
+           own_net: Callable[[], bool] | None = None) -> Callable[[], bool]:
     """The function the child calls first (before dropping capabilities): in a namespace of its
     own it mounts an empty /dev/shm, binds each `pinned` folder over itself (a mount point cannot
     be renamed) and `protected` read-only. It returns False when the namespace or a mount failed.
     With `own_pids` it forks into a PID namespace first (see the module) and mounts a fresh /proc.
-    A devpts of its own is tried last; `own_pts` is set to 1 when it was mounted."""
+    A devpts of its own is tried last; `own_pts` is set to 1 when it was mounted. With `own_net`
+    the namespaces include a network namespace, and `own_net` is called in it as soon as the
+    child holds its capabilities there (`core.network.door`)."""
     paths = [p for p in protected if p.exists() and not p.is_symlink()]
     as_root = os.geteuid() == 0
     uid, gid = os.getuid(), os.getgid()
     unshare, mount, open_, write, close = libc.unshare, libc.mount, libc.open, libc.write, libc.close
     flags = ctypes.c_int((_CLONE_NEWNS if as_root else _CLONE_NEWNS | _CLONE_NEWUSER)
-                         | (_CLONE_NEWPID if own_pids else 0))
+                         | (_CLONE_NEWPID if own_pids else 0) | (_CLONE_NEWNET if own_net else 0))
     become_pid_one = _pid_one(libc) if own_pids else (lambda: True)
     proc_type, proc = ctypes.c_char_p(b"proc"), ctypes.c_char_p(os.fsencode(PROC))
     proc_flags = ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
@@ -112,6 +115,8 @@ def binder(libc: ctypes.CDLL, protected: tuple[Path, ...], pinned: tuple[Path, .
                 if fd < 0 or write(fd, data, size) < 0:
                     return False
                 close(fd)
+        if own_net is not None and not own_net():
+            return False
         if not become_pid_one():
             return False
         if mount(none, root, none, private, none) != 0 or mount(tmpfs, shm, tmpfs, shm_flags, shm_mode) != 0:

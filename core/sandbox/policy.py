@@ -62,7 +62,8 @@ class Policy:
     writable: tuple[Path, ...]  # the workspace first, then temp folders and the user's extra folders
     denied: tuple[Path, ...]  # neither read nor written (nor listed, under bubblewrap)
     devices: tuple[Path, ...] = ()
-    network: bool = True
+    network: bool = True  # may reach the network at all
+    proxied: bool = False  # ... only through the agent's proxy (AGENT_NETWORK=proxied): no direct connection
     temp: Path | None = None  # the session's own temp folder (TMPDIR), also in `writable`
     protected: tuple[Path, ...] = ()  # in the workspace, read-only to commands (they need not exist)
     sockets: tuple[Path, ...] = ()  # Unix sockets the user allowed (AGENT_SANDBOX_SOCKETS): then any may be used
@@ -99,7 +100,8 @@ class Policy:
         readable = [home / p for home in homes for p in READABLE_HOME]
         readable += [*_interpreter(), *_on_path(hidden), *_listed(settings.sandbox_readable)]
         return cls(workspace=root, writable=tuple(writable), denied=tuple(denied),
-                   devices=tuple(_existing(DEVICES)), network=settings.network != "off", temp=own_temp,
+                   devices=tuple(_existing(DEVICES)), network=settings.network != "off",
+                   proxied=settings.network == "proxied", temp=own_temp,
                    protected=tuple(p for p in protected if p.is_relative_to(root)),
                    sockets=tuple(_existing(_listed(settings.sandbox_sockets))),
                    hidden=tuple(hidden),

@@ -31,9 +31,11 @@ class SandboxInfo:
 
 
 @lru_cache(maxsize=8)
-def probe(choice: str = "auto", network: bool = True) -> SandboxInfo:
+def probe(choice: str = "auto", network: bool | str = True) -> SandboxInfo:
     """The sandbox for `choice` (AGENT_SANDBOX): "auto" takes Landlock, then bubblewrap; on Windows
-    only "wintoken" gives one; "off" and a backend this machine lacks give "none" with the reason."""
+    only "wintoken" gives one; "off" and a backend this machine lacks give "none" with the reason.
+    `network` is AGENT_NETWORK ("proxied", "on", "off"; True is "on", False "off")."""
+    network = {True: "on", False: "off"}.get(network, network)  # type: ignore[call-overload]
     if choice == "off":
         return SandboxInfo("none", reason="turned off")
     if sys.platform == "win32":
@@ -54,7 +56,7 @@ def probe(choice: str = "auto", network: bool = True) -> SandboxInfo:
     return SandboxInfo("none", reason="no Landlock in this kernel and no working bwrap")
 
 
-def _windows(choice: str, network: bool) -> SandboxInfo:
+def _windows(choice: str, network: str) -> SandboxInfo:
     """Only when asked by name, and only when it is seen to hold here: the low-integrity token is
     not proven on real Windows yet, so the default stays none (and the mode `ask`)."""
     if choice != "wintoken":
@@ -68,7 +70,7 @@ def _windows(choice: str, network: bool) -> SandboxInfo:
         return SandboxInfo("none", reason=failed)
     return SandboxInfo("wintoken", 0, ("writes only in the workspace and temp folders (low integrity, unproven)",
                                        "reads NOT limited: secrets readable",
-                                       "network on" if network else "network NOT blocked"))
+                                       "network NOT blocked" if network == "off" else "network on"))
 
 
 def _channels() -> list[str]:
@@ -78,7 +80,7 @@ def _channels() -> list[str]:
     return ["no Unix socket of the session", "other processes' limits, priority and affinity out of reach"]
 
 
-def _landlock_enforces(version: int, network: bool) -> tuple[str, ...]:
+def _landlock_enforces(version: int, network: str) -> tuple[str, ...]:
     said = ["writes only in the workspace and its own temp folder", "home folder read by allowlist",
             "the agent's /proc unreadable", "no terminal", *_channels(), "git hooks and config read-only"]
     if mountns.available(own_pids=True):
@@ -87,17 +89,21 @@ def _landlock_enforces(version: int, network: bool) -> tuple[str, ...]:
         said.append("other processes' command lines NOT hidden (no PID namespace here)")
     if version >= 6:
         said.append("signals and abstract sockets stay inside")
-    if network:
+    if network == "on":
         said.append("network on")
+    elif network == "proxied" and mountns.available(own_net=True):
+        said.append("network only through the agent's proxy (own network namespace)")
     elif version >= 4:
-        said.append("TCP off")
+        said.append("TCP only to the agent's proxy port (no network namespace here)" if network == "proxied"
+                    else "TCP off")
     else:
         said.append(f"network NOT blocked (needs Landlock ABI 4, this kernel has {version})")
     return tuple(said)
 
 
-def _bwrap_enforces(network: bool) -> tuple[str, ...]:
+def _bwrap_enforces(network: str) -> tuple[str, ...]:
     said = ["writes only in the workspace and its own temp folder", "home folder read by allowlist",
             "own PID and IPC namespaces",
             "no terminal", *_channels(), "git hooks and config read-only"]
-    return (*said, "network on" if network else "network off")
+    shown = {"on": "network on", "off": "network off", "proxied": "network only through the agent's proxy"}
+    return (*said, shown[network])

@@ -24,7 +24,10 @@ def command(workspace: Path, program: str, args: list[str], settings: Settings) 
     if shutil.which(program) is None:
         return program, args
     agent = [] if getattr(sys, "frozen", False) else [str(Path(__file__).resolve().parents[2] / "agent.py")]
-    given = [f"{name}={getattr(settings, attr)}" for name, attr in SETTINGS.items() if getattr(settings, attr)]
+    # A server reaches its own service directly: the proxied network is for commands (docs/network.md).
+    values = {**{attr: getattr(settings, attr) for attr in SETTINGS.values()},
+              "network": "on" if settings.network == "proxied" else settings.network}
+    given = [f"{name}={values[attr]}" for name, attr in SETTINGS.items() if values[attr]]
     return sys.executable, [*agent, "sandbox-exec", *given, str(workspace), "--", program, *args]
 
 

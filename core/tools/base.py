@@ -17,6 +17,7 @@ from core.tools.workspace import Workspace
 
 if TYPE_CHECKING:
     from core.checkpoints import Checkpoints
+    from core.network.session import SessionNetwork
 
 # (what is about to happen, why it needs a yes) -> None when allowed, else why it was refused.
 Approve = Callable[[str, str], str | None]
@@ -63,6 +64,7 @@ class ToolContext:
     approve_unconfined: Approve | None = None
     mode: str = AUTO  # the approval mode (core.modes): which commands ask before they run
     allowed: Callable[[str, str], bool] = lambda command, dialect: False  # the workspace's allow rules
+    network: SessionNetwork | None = None  # the session's proxy, for the proxied network (AGENT_NETWORK)
 
 
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]

@@ -3,6 +3,7 @@ decoded as the console would show it, and a whole process tree killed on timeout
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ from core import protocol as ev
 from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
 from core.i18n import _
+from core.network.proxy import direct_note, refusal_note
 from core.prune import prune
 from core.sandbox import Confinement, confine, sandbox_denial
 from core.sandbox.blocked import how_to_allow
@@ -83,16 +85,23 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: Cancel,
         kwargs["start_new_session"] = True  # its own process group: the whole tree can be killed
     start = time.monotonic()
     before = Snapshot.take(confinement.policy.workspace, confinement.policy.protected) if confinement else None
+    door = None
     with shell.invocation(command) as argv:
         try:
             with confine(argv, confinement) as launch:  # a Landlock ruleset is needed only until the fork
+                door = launch.door
                 proc = launch.popen(launch.argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, env=launch.environment(child_env(env_policy)), **kwargs,
                                         **launch.popen_kwargs)
+            if door is not None:  # the way out of the command's own network namespace
+                door.open(wait=confinement is not None and confinement.info.backend == "bwrap")
+            run = _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
         except subprocess.SubprocessError:  # the child could not enter the sandbox: nothing ran
             raise ToolError("the command did not run: it could not enter the sandbox; the user can run commands "
                             "unconfined with --no-sandbox") from None
-        run = _collect(proc, _job_of(proc), start, timeout, cancel, sink, on_output)
+        finally:
+            if door is not None:
+                door.close()
     if before is not None:
         run.reverted = tuple(before.restore())
     return run
@@ -274,6 +283,8 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if not command.strip():
         raise ToolError("command is empty")
     confinement = Confinement.for_workspace(ctx.workspace.root, ctx.settings)
+    if confinement is not None and confinement.policy.proxied and ctx.network is not None:
+        confinement = dataclasses.replace(confinement, proxy=ctx.network.proxy())
     question = command_question(command, ctx.workspace.root, ctx.mode,
                                 policy=confinement.policy if confinement else None, allowed=ctx.allowed,
                                 cancel=ctx.cancel)
@@ -296,7 +307,9 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                           status="refused", outcome=ToolOutcome(command=command))
     # The model may ask for less time, never more than the user allows (AGENT_SHELL_TIMEOUT).
     timeout = min(max(float(args.get("timeout") or ctx.settings.shell_timeout), 1.0), ctx.settings.shell_timeout)
+    decided = len(confinement.proxy.decisions) if confinement and confinement.proxy else 0
     run, output, archive_id, dropped = _execute(command, ctx, timeout, confinement)
+    network_note = _network_note(confinement, decided, output, run.exit_code)
     blocked = sandbox_denial(output, run.exit_code, confinement.policy) if confinement else None
     sandbox_note = ""
     if blocked is not None:
@@ -315,7 +328,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                 how=how_to_allow(blocked.kept_out, blocked.actions, confinement.policy)) + "]\n"
     pruned = prune(output, command=command, exit_code=run.exit_code, archive_id=archive_id,
                    budget_chars=ctx.result_chars)
-    text = sandbox_note + pruned.text
+    text = sandbox_note + network_note + pruned.text
     if run.timed_out:
         text = (f"timed out after {timeout:.0f} s; the process tree was killed. Nothing can type into a command: "
                 "if it waited for an answer (a prompt, a password, a pager), give it with a flag or on stdin\n" + text)
@@ -342,6 +355,18 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         sandbox=confinement.info.backend if confinement else "none",
         sandbox_blocked=blocked.describe() if blocked is not None else "",
         pruned_from=pruned.original_chars, pruned_to=pruned.pruned_chars))
+
+
+def _network_note(confinement: Confinement | None, decided: int, output: str, exit_code: int | None) -> str:
+    """What the model must know of the proxied network after a command: the hosts the proxy
+    refused it (an HTTPS client shows only "403"), or, when it failed on a direct connection or a
+    name lookup, that only the proxy leads out."""
+    if confinement is None or not confinement.policy.proxied:
+        return ""
+    note = refusal_note(confinement.proxy.decisions_since(decided)) if confinement.proxy is not None else ""
+    if not note and exit_code != 0:
+        note = direct_note(output)
+    return f"[network: {note.strip()}]\n" if note else ""
 
 
 def _refused_because(question: Question | None, mode: str) -> str:

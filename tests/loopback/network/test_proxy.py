@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from core.network.bridge import Bridge
 from core.network.child_env import proxy_environment
 from core.network.hosts import Answer, HostRules
 from core.network.proxy import Decision, Proxy, refusal_note
@@ -318,7 +317,7 @@ def test_no_network_means_no_proxy_and_no_proxy_variables(tmp_path: Path) -> Non
 
 @UNIX_SOCKETS
 def test_the_proxy_serves_on_a_unix_socket_too(upstream: _Upstream, tmp_path: Path) -> None:
-    """A command in its own network namespace reaches the host's proxy through a socket file."""
+    """The proxy listens on a socket file as well as on a port, and removes the file when it stops."""
     path = tmp_path / "proxy.sock"
     with (
         Proxy(
@@ -333,28 +332,25 @@ def test_the_proxy_serves_on_a_unix_socket_too(upstream: _Upstream, tmp_path: Pa
     assert not path.exists() and proxy.decisions[0].host == "crates.io"
 
 
-@UNIX_SOCKETS
-def test_a_bridge_on_another_loopback_reaches_the_proxys_socket_file(
-    upstream: _Upstream, tmp_path: Path
-) -> None:
-    """What a command in its own network namespace gets: a port on its loopback that leads to the
-    proxy's socket file, decisions and refusals included."""
-    path = tmp_path / "proxy.sock"
+def test_a_door_listener_handed_to_the_proxy_is_served_until_shut_down(upstream: _Upstream) -> None:
+    """What a command in its own network namespace gets: a listening socket of its loopback that
+    the agent serves as the proxy's own, decisions and refusals included."""
     port = upstream.server_address[1]
-    with Proxy(HostRules.of(), resolve=lambda host, _: ("127.0.0.1", port), listen=path) as proxy:
-        bridge = Bridge(path)
-        threading.Thread(target=bridge.serve_forever, daemon=True).start()
-        try:
-            for target, allowed in (("static.crates.io:443", True), ("evil.example:443", False)):
-                with socket.create_connection(bridge.server_address, timeout=10) as sock:
-                    sock.sendall(f"CONNECT {target} HTTP/1.1\r\n\r\n".encode())
-                    reply = sock.recv(4096)
-                    assert reply.startswith(b"HTTP/1.1 200" if allowed else b"HTTP/1.1 403"), reply
-                    if allowed:
-                        assert "upstream saw GET /crates/x" in _through_tunnel(sock, "/crates/x")
-        finally:
-            bridge.shutdown()
-            bridge.server_close()
+    with Proxy(HostRules.of(), resolve=lambda host, _: ("127.0.0.1", port)) as proxy:
+        door = socket.create_server(("127.0.0.1", 0))
+        proxy.serve_from(door)
+        for target, allowed in (("static.crates.io:443", True), ("evil.example:443", False)):
+            with socket.create_connection(door.getsockname(), timeout=10) as sock:
+                sock.sendall(f"CONNECT {target} HTTP/1.1\r\n\r\n".encode())
+                reply = sock.recv(4096)
+                assert reply.startswith(b"HTTP/1.1 200" if allowed else b"HTTP/1.1 403"), reply
+                if allowed:
+                    assert "upstream saw GET /crates/x" in _through_tunnel(sock, "/crates/x")
+        address = door.getsockname()
+        door.shutdown(socket.SHUT_RDWR)
+        door.close()
+        with pytest.raises(OSError):
+            socket.create_connection(address, timeout=5)
     assert [(d.host, d.allowed) for d in proxy.decisions] == [
         ("static.crates.io", True),
         ("evil.example", False),

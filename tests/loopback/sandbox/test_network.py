@@ -1,4 +1,5 @@
-"""AGENT_NETWORK=off: a confined command opens no TCP connection to a server on 127.0.0.1; on, it does."""
+"""AGENT_NETWORK=off: a confined command opens no TCP connection to a server on 127.0.0.1; on, it
+does; proxied (the default; without a proxy here), it does not either: only the proxy leads out."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def test_network_off_refuses_tcp_and_on_allows_it(layout: Layout, backend: str) 
     server, port = _listener()
     with server:
         connect = f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)\""
-        assert run(connect, layout, confinement(layout, backend)).exit_code == 0
+        assert run(connect, layout, confinement(layout, backend, AGENT_NETWORK="on")).exit_code == 0
+        assert run(connect, layout, confinement(layout, backend)).exit_code != 0
         off = confinement(layout, backend, AGENT_NETWORK="off")
         assert "network on" not in off.info.describe()
         assert run(connect, layout, off).exit_code != 0
