@@ -13,14 +13,12 @@ from pathlib import Path
 import pytest
 
 from tests.support.agent_process import run_agent
+from tests.support.chinese_ui import CP936
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 PROMPT = "请写一个笔记文件，然后运行构建脚本 🙂"
 NOTE = "你好，世界\n第二行 ✓\n"
 ANSWER = "完成：笔记已写入，构建成功。"
-# Runs agent.py (argv[1]) in a console whose output code page is 936.
-CP936 = ("import ctypes, runpy, sys; ctypes.WinDLL('kernel32').SetConsoleOutputCP(936); "
-         "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
 # A native tool writing the console code page, then a line of UTF-8 (as a Python child does).
 BUILD = ('import sys\nsys.stdout.buffer.write("编译成功：3 个文件\\r\\n".encode("gbk"))\n'
          'sys.stdout.buffer.write("UTF-8 行 ✓\\n".encode())\n')

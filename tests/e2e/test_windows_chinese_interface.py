@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from core.i18n.choice import choose, windows_ui_language
-from tests.e2e.test_windows_chinese import CP936
 from tests.support.agent_process import run_agent
-from tests.support.chinese_ui import CHINESE_LOCALE
+from tests.support.chinese_ui import CHINESE_LOCALE, CP936
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 pytestmark = pytest.mark.skipif(sys.platform != "win32", reason="Windows' console and API (runs under wine: "

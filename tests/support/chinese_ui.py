@@ -11,6 +11,9 @@ from ui.cells import cell_width
 # The locale says Chinese; nothing else names a language (an inherited LC_ALL would win over LANG).
 CHINESE_LOCALE = {"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": "", "DEEPSEEK_LANG": ""}
 
+# Runs agent.py (argv[1]) in a console whose output code page is 936.
+CP936 = ("import ctypes, runpy, sys; ctypes.WinDLL('kernel32').SetConsoleOutputCP(936); "
+         "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
 # Names a Chinese screen shows as they are: keys, modes, placeholders of usage lines, product names, units.
 NAMES = {"Enter", "Esc", "Ctrl", "Alt", "Shift", "Tab", "PgUp", "PgDn", "Up", "Down", "Home", "End", "J", "C", "D",
          "L", "R", "O", "auto", "ask", "yes", "zh", "en", "NAME", "PATH", "ID", "N", "MCP", "Markdown", "OSC",
