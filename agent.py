@@ -58,7 +58,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-sandbox", action="store_true",
                         help=_("run commands unconfined (AGENT_SANDBOX=off); the default mode becomes ask"))
     parser.add_argument("--no-network", action="store_true",
-                        help=_("confined commands may not open network connections (AGENT_NETWORK=off)"))
+                        help=_("confined commands reach no network, not even through the proxy (AGENT_NETWORK=off)"))
     parser.add_argument("--allow", action="append", default=[], metavar="COMMAND",
                         help=_("let commands starting with these words run unasked in this run (repeatable)"))
     parser.add_argument("--model", help=_("model name (overrides DEEPSEEK_MODEL)"))
