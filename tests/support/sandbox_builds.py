@@ -33,6 +33,10 @@ BUILDS: dict[str, Build] = {
         "printf 'package gop\\n\\nfunc Add(a, b int) int { return a + b }\\n' > add.go && "
         "printf 'package gop\\n\\nimport \"testing\"\\n\\nfunc TestAdd(t *testing.T) {\\n"
         "\\tif Add(2, 3) != 5 {\\n\\t\\tt.Fatal(\"sum\")\\n\\t}\\n}\\n' > add_test.go && GOFLAGS=-mod=mod go test ./...")),
+    "Java: javac and a test program": Build("javac", (
+        "mkdir -p jav && cd jav && printf 'class Add { static int add(int a, int b) { return a + b; } }\\n' > Add.java && "
+        "printf 'class AddTest { public static void main(String[] a) { if (Add.add(2, 3) != 5) System.exit(1); "
+        "System.out.println(\"ok\"); } }\\n' > AddTest.java && javac Add.java AddTest.java && java AddTest")),
     "C: make and a test program": Build("make", (
         "mkdir -p cproj && cd cproj && printf 'int add(int a, int b) { return a + b; }\\n' > add.c && "
         "printf 'int add(int, int);\\nint main(void) { return add(2, 3) != 5; }\\n' > test.c && "
