@@ -24,6 +24,8 @@ MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and askin
 
 FORK_BOMB = re.compile(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:")
 DEVICE = re.compile(r"^/dev/(?:sd|nvme|hd|disk|mmcblk|vd|xvd|md|dm-|mapper/)")
+# bash opens a connection for these, not a file: /dev/tcp/HOST/PORT, /dev/udp/HOST/PORT
+NETWORK_REDIRECT = re.compile(r"^/dev/(?P<proto>tcp|udp)/(?P<host>[^/]+)/(?P<port>[^/]+)$")
 HARMLESS_SINKS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "$null", "nul"}
 WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*:|\\\\|//)")
 

@@ -16,6 +16,7 @@ from core.tools.safety.state import (
     DELETERS,
     DEVICE,
     HARMLESS_SINKS,
+    NETWORK_REDIRECT,
     PS_DELETE,
     PS_LISTERS,
     PS_VALUE_PARAMS,
@@ -216,6 +217,11 @@ def target_reason(verb: str, word: Word, state: State, dialect: str, write: bool
         return f"writes to a credential file ({value})"
     if value.lower() in HARMLESS_SINKS or (write and value.startswith("/dev/fd/")):
         return None
+    if dialect == "posix" and (connection := NETWORK_REDIRECT.match(value)):
+        if state.policy is not None:
+            return None  # confined: the sandbox's network rules decide where it may connect
+        return Reason(f"connects to {connection['host']} port {connection['port']} over {connection['proto']} "
+                      f"(bash's {value})")
     if DEVICE.match(value):
         return Reason("raw write to a device", OUTSIDE, Path(value))
     path = _path(value, state, dialect)
