@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.cancel import Cancel
-from core.i18n import N_
+from core.i18n import N_, _
 from core.modes import ASK
 from core.sandbox.policy import Policy
 from core.tools.cmdline import PARSERS, VAR, Simple, Unparsed, Word
@@ -126,15 +126,16 @@ def destructive_reason(command: str, workspace: Path | None = None, dialect: str
     `cancel` fires (the reason then says so). With the sandbox's `policy` (the command will run
     confined), a path is outside when the policy keeps commands from writing it, and only then."""
     if len(command) > MAX_JUDGED_CHARS:
-        return Reason(f"it is {len(command):,} characters long, over the {MAX_JUDGED_CHARS:,} judged before a command "
-                "runs: write the long part to a file (write_file) and have a short command read it")
+        return Reason(_("it is {length:,} characters long, over the {limit:,} judged before a command runs: "
+                        "write the long part to a file (write_file) and have a short command read it").format(
+            length=len(command), limit=MAX_JUDGED_CHARS))
     root = Path(workspace or Path.cwd()).resolve()
     # The command sees the session's temp folder as $TMPDIR when it runs confined: so does the gate.
     env = {**os.environ, **(policy.temp_environment() if policy is not None else {})}
     state = State(workspace=root, cwd=root, home=Path(os.path.expanduser("~")), env=env,
                    script=_script, argv=_argv, cancel=cancel, policy=policy)
     if FORK_BOMB.search(command):
-        return Reason("fork bomb", BEYOND)
+        return Reason(_("fork bomb"), BEYOND)
     why = _script(command, dialect or platform_dialect(), state)
     return as_reason(why) if why else None
 
@@ -146,11 +147,11 @@ def platform_dialect() -> str:
 
 def _script(text: str, dialect: str, state: State) -> str | None:
     if state.depth > MAX_DEPTH:
-        return "nested too deeply to judge before it runs"
+        return _("nested too deeply to judge before it runs")
     try:
         commands = PARSERS[dialect](text)
     except Unparsed as exc:
-        return f"cannot be parsed ({exc}), so it cannot be judged before it runs"
+        return _("cannot be parsed ({error}), so it cannot be judged before it runs").format(error=exc)
     # The whole line is judged: every risky command of it gives its reason, so a question shows
     # them all, not only the first. Inside nested code the first reason is enough.
     top, reasons = state.depth == 0, []
@@ -216,7 +217,7 @@ def _simple(cmd: Simple, state: State) -> str | None:
 def _argv(words: list[Word], cmd: Simple, state: State) -> str | None:
     name = word_value(words[0], state)
     if name is None:
-        return "runs a command whose name is only known when it runs"
+        return _("runs a command whose name is only known when it runs")
     base = command_name(name, cmd.dialect)
     args = words[1:]
     if base in WRAPPERS_WITH_ARGS:

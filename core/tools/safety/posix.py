@@ -8,7 +8,7 @@ import binascii
 import itertools
 import re
 
-from core.i18n import N_
+from core.i18n import _
 from core.tools.cmdline import LIT, SUB, Simple, Word
 from core.tools.oneliners import awk_in_place_files, perl_in_place_files, sed_in_place_files
 from core.tools.safety.reasons import BEYOND, Reason
@@ -45,7 +45,7 @@ def _shell(base: str, args: list[Word], cmd: Simple, state: State) -> str | None
         if not rest:
             return None
         if rest[0] is None:
-            return f"{base} -c runs text that is only known when it runs"
+            return _("{name} -c runs text that is only known when it runs").format(name=base)
         inner = nested(state)
         for number, argument in enumerate(rest[1:10]):  # sh -c 'rm -rf "$1"' _ ~: $0, $1, ...
             inner.variables[str(number)] = argument
@@ -55,7 +55,7 @@ def _shell(base: str, args: list[Word], cmd: Simple, state: State) -> str | None
     if cmd.heredoc is not None:
         return state.script(cmd.heredoc, "posix", nested(state))
     if cmd.piped:
-        return f"pipes text into {base}, which runs it unseen"
+        return _("pipes text into {name}, which runs it unseen").format(name=base)
     return None
 
 
@@ -65,7 +65,7 @@ _SHELL_VALUE_OPTIONS = {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
 def _eval(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
     values = [word_value(w, state) for w in args]
     if any(v is None for v in values):
-        return "eval of text that is only known when it runs"
+        return _("eval of text that is only known when it runs")
     return state.script(" ".join(v for v in values if v is not None), "posix", nested(state))
 
 
@@ -84,7 +84,7 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: State) -> str 
         else:
             code = ""
         if code is None:
-            return f"a {base} one-liner that is only known when it runs"
+            return _("a {name} one-liner that is only known when it runs").format(name=base)
         if code:
             return _code(base, code)
         if value == "-m":
@@ -94,7 +94,7 @@ def _interpreter(base: str, args: list[Word], cmd: Simple, state: State) -> str 
     if cmd.heredoc is not None:
         return _code(base, cmd.heredoc)
     if cmd.piped and values in ([], ["-"]):
-        return f"pipes code into {base}, which runs it unseen"
+        return _("pipes code into {name}, which runs it unseen").format(name=base)
     return None
 
 
@@ -112,7 +112,8 @@ def _in_place(files: list[int] | None, args: list[Word], cmd: Simple, state: Sta
 
 def _code(base: str, code: str) -> str | None:
     found = code_danger(code)
-    return f"a {base} one-liner that can delete files or run commands ({found})" if found else None
+    return _("a {name} one-liner that can delete files or run commands ({code})").format(
+        name=base, code=found) if found else None
 
 
 WRAPPERS_AFTER_OPERAND = {"flock": {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
@@ -140,8 +141,9 @@ def _su(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
     for index, value in enumerate(values[:-1]):
         if value in ("-c", "--command"):
             code = values[index + 1]
-            return f"{base} -c runs text that is only known when it runs" if code is None else \
-                state.script(code, "posix", nested(state))
+            if code is None:
+                return _("{name} -c runs text that is only known when it runs").format(name=base)
+            return state.script(code, "posix", nested(state))
     return None
 
 
@@ -170,7 +172,7 @@ def env_command(args: list[Word], cmd: Simple, state: State) -> str | None:
         if value in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
             if value in ("-S", "--split-string") and len(rest) > 1:
                 code = word_value(rest[1], state)
-                return "env -S with text known only when it runs" if code is None else \
+                return _("env -S with text known only when it runs") if code is None else \
                     state.script(code, "posix", nested(state))
             if value in ("-C", "--chdir") and len(rest) > 1:
                 change_dir(rest[1:2], state)
@@ -194,14 +196,14 @@ def _powershell(base: str, args: list[Word], cmd: Simple, state: State) -> str |
             try:
                 code = base64.b64decode(encoded or "", validate=True).decode("utf-16-le")
             except (binascii.Error, UnicodeDecodeError, ValueError):
-                return "an encoded PowerShell command that cannot be read"
+                return _("an encoded PowerShell command that cannot be read")
             return state.script(code, "powershell", nested(state))
         if lower in ("-command", "-c", "-com", "-comm", "-comma", "-comman") or (value and not value.startswith("-")):
             rest = values[index + 1:] if lower.startswith("-c") else values[index:]
             if lower and not lower.startswith("-c") and lower.endswith(".ps1"):
                 return None  # a script file
             if any(v is None for v in rest):
-                return "a PowerShell command that is only known when it runs"
+                return _("a PowerShell command that is only known when it runs")
             return state.script(" ".join(v for v in rest if v is not None), "powershell", nested(state))
         if lower in ("-file", "-f"):
             return None
@@ -214,7 +216,7 @@ def _cmd_exe(base: str, args: list[Word], cmd: Simple, state: State) -> str | No
         if (value or "").lower() in ("/c", "/k", "/r"):
             rest = values[index + 1:]
             if any(v is None for v in rest):
-                return "a cmd command that is only known when it runs"
+                return _("a cmd command that is only known when it runs")
             return state.script(" ".join(v for v in rest if v is not None), "cmd", nested(state))
     return None
 
@@ -222,7 +224,7 @@ def _cmd_exe(base: str, args: list[Word], cmd: Simple, state: State) -> str | No
 # -- what a command does to files -----------------------------------------------------------------
 def _rm(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
     if base == "shred":
-        return N_("irrecoverable file wipe")
+        return _("irrecoverable file wipe")
     operands = operand_words(args, state, with_value={"-s", "--size", "-r", "--reference"} if base == "truncate" else set())
     verb = {"truncate": "truncates", "rmdir": "deletes", "unlink": "deletes"}.get(base, "deletes")
     return targets_reason(verb, operands, state, cmd.dialect)
@@ -253,7 +255,7 @@ def _dd(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
         if value is not None and value.startswith("of="):
             return target_reason("writes to", Word(after_equals(word)), state, cmd.dialect, write=True)
         if value is None:
-            return "dd with an output only known when it runs"
+            return _("dd with an output only known when it runs")
     return None
 
 
@@ -292,7 +294,7 @@ def _find(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
     if not deletes:
         return None
     if any(v == "-name" and n == ".git" for v, n in itertools.pairwise(values)):
-        return Reason(N_("deletes the repository's history (.git)"), BEYOND)
+        return Reason(_("deletes the repository's history (.git)"), BEYOND)
     some = any(v in _FIND_TESTS for v in values)  # only matching files go, as with a pattern under each root
     return targets_reason("deletes files under", roots or [Word.of(".")], state, cmd.dialect, some=some)
 
@@ -322,16 +324,16 @@ def _extract(base: str, args: list[Word], cmd: Simple, state: State) -> str | No
 def _disk(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
     if base == "format" and not any(re.match(r"[A-Za-z]:", word_value(w, state) or "") for w in args):
         return None  # `format` is a project script unless it names a drive (format.com under Git Bash)
-    return N_("disk or filesystem tool")
+    return _("disk or filesystem tool")
 
 
 def _power(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
     if base == "systemctl":
         sub = word_value(args[0], state) if args else ""
-        return N_("shuts the machine down") if sub in ("poweroff", "reboot", "halt", "kexec") else None
+        return _("shuts the machine down") if sub in ("poweroff", "reboot", "halt", "kexec") else None
     if base == "init":
-        return N_("shuts the machine down") if args and word_value(args[0], state) in ("0", "6") else None
-    return N_("shuts the machine down")
+        return _("shuts the machine down") if args and word_value(args[0], state) in ("0", "6") else None
+    return _("shuts the machine down")
 
 
 def _git(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
@@ -342,45 +344,45 @@ def _git(base: str, args: list[Word], cmd: Simple, state: State) -> str | None:
         return None
     sub, rest = values[0], values[1:]
     if sub == "config" and _writes_config(rest):
-        return "changes git's configuration, which can name programs git runs by itself (hooks, fsmonitor, " \
-               "filters, aliases)"
+        return _("changes git's configuration, which can name programs git runs by itself (hooks, fsmonitor, "
+                 "filters, aliases)")
     flags = {v for v in rest if v.startswith("-")}
     short = "".join(v[1:] for v in rest if re.fullmatch(r"-[A-Za-z]+", v))
     if sub == "push":
         if flags & {"--force", "--force-with-lease", "--mirror", "--delete", "--prune", "--force-if-includes"} \
                 or any(v.startswith("--force-with-lease") for v in flags) or "f" in short or "d" in short:
-            return Reason(N_("force push or deletes remote refs"), BEYOND)
+            return Reason(_("force push or deletes remote refs"), BEYOND)
         if any(v.startswith("+") or (v.startswith(":") and len(v) > 1) for v in rest if not v.startswith("-")):
-            return Reason(N_("force push or deletes remote refs"), BEYOND)
+            return Reason(_("force push or deletes remote refs"), BEYOND)
         return None
     if sub == "reset" and ("--hard" in flags or "--merge" in flags or "--keep" in flags):
-        return Reason(N_("discards uncommitted work"), BEYOND)
+        return Reason(_("discards uncommitted work"), BEYOND)
     if sub == "clean" and ("f" in short or "--force" in flags) and not ("n" in short or "--dry-run" in flags):
-        return Reason(N_("deletes untracked files"), BEYOND)
+        return Reason(_("deletes untracked files"), BEYOND)
     if sub == "checkout" and ("--" in rest or "f" in short or "--force" in flags or "." in rest
                               or any(is_existing_path(v, state) for v in rest if not v.startswith("-"))):
-        return Reason(N_("discards uncommitted work"), BEYOND)
+        return Reason(_("discards uncommitted work"), BEYOND)
     if sub == "restore" and ("--staged" not in flags or "--worktree" in flags) and "S" not in short:
-        return Reason(N_("discards uncommitted work"), BEYOND)
+        return Reason(_("discards uncommitted work"), BEYOND)
     if sub == "switch" and ({"--discard-changes", "--force"} & flags or "f" in short):
-        return Reason(N_("discards uncommitted work"), BEYOND)
+        return Reason(_("discards uncommitted work"), BEYOND)
     if sub == "branch" and ("D" in short or "M" in short or "C" in short or
                             (("d" in short or "--delete" in flags) and ("f" in short or "--force" in flags))):
-        return Reason(N_("deletes or overwrites a branch"), BEYOND)
+        return Reason(_("deletes or overwrites a branch"), BEYOND)
     if sub == "worktree" and rest[:1] == ["remove"] and ("--force" in flags or "f" in short):
-        return Reason(N_("deletes a worktree with its uncommitted work"), BEYOND)
+        return Reason(_("deletes a worktree with its uncommitted work"), BEYOND)
     if sub == "stash" and rest[:1] in (["drop"], ["clear"]):
-        return Reason(N_("deletes stashed work"), BEYOND)
+        return Reason(_("deletes stashed work"), BEYOND)
     if sub == "rebase" and not flags & {"--abort", "--continue", "--skip", "--quit", "--edit-todo", "--show-current-patch"}:
-        return Reason(N_("rewrites history"), BEYOND)
+        return Reason(_("rewrites history"), BEYOND)
     if (sub == "commit" and "--amend" in flags) or sub in ("filter-branch", "filter-repo", "replace"):
-        return Reason(N_("rewrites history"), BEYOND)
+        return Reason(_("rewrites history"), BEYOND)
     if sub == "reflog" and rest[:1] in (["expire"], ["delete"]):
-        return Reason(N_("deletes history"), BEYOND)
+        return Reason(_("deletes history"), BEYOND)
     if sub == "update-ref" and ("-d" in flags or "--stdin" in flags):
-        return Reason(N_("deletes a ref"), BEYOND)
+        return Reason(_("deletes a ref"), BEYOND)
     if sub == "gc" and any(v.startswith("--prune") for v in flags):
-        return Reason(N_("deletes unreachable history"), BEYOND)
+        return Reason(_("deletes unreachable history"), BEYOND)
     return None
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from core.i18n import _
+
 BEYOND, OUTSIDE, OTHER = "beyond", "outside", "other"
 
 
@@ -41,12 +43,13 @@ def as_reason(text: str) -> Reason:
 
 
 def joined(reasons: Iterable[str]) -> Reason | None:
-    """The reasons of one line, shown joined by "; ", each kept in `parts`; None when there are none."""
+    """The reasons of one line, shown joined by "; " (in the interface's language), each kept in `parts`;
+    None when there are none."""
     parts = tuple(part for reason in reasons for part in as_reason(reason).parts)
     if not parts:
         return None
     if len(parts) == 1:
         return parts[0]
-    made = Reason("; ".join(parts))
+    made = Reason(_("; ").join(parts))
     made._parts = parts
     return made

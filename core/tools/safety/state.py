@@ -9,17 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.cancel import Cancel
+from core.i18n import N_, _
 from core.sandbox.policy import Policy
 from core.tools.cmdline import Simple, Word
 
-INTERRUPTED = "interrupted before it could be judged"
+INTERRUPTED = N_("interrupted before it could be judged")
 # Longer command lines are not read: judging one costs time in proportion to its length, and no
 # command typed as one line needs more (a generated one goes through a script file).
 MAX_JUDGED_CHARS = 64 * 1024
 # Judging is linear in the line's length, but a path costs file-system lookups: a line naming
 # thousands of them stops here rather than hold the turn.
 MAX_JUDGING_SECONDS = 2.0
-TOO_LONG_TO_JUDGE = f"names more than can be judged in {MAX_JUDGING_SECONDS:.0f} s before it runs"
+_TOO_LONG = N_("names more than can be judged in {seconds:.0f} s before it runs")
+TOO_LONG_TO_JUDGE = _TOO_LONG.format(seconds=MAX_JUDGING_SECONDS)
 MAX_DEPTH = 6  # nested sh -c / eval / $(...) levels before giving up (and asking)
 
 FORK_BOMB = re.compile(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:")
@@ -99,9 +101,9 @@ class State:
     def stopped(self) -> str | None:
         """Why judging must stop now: the user interrupted, or this line takes too long to judge."""
         if self.cancel is not None and self.cancel.cancelled:
-            return INTERRUPTED
+            return _(INTERRUPTED)
         if time.monotonic() > self.deadline:
-            return TOO_LONG_TO_JUDGE
+            return _(_TOO_LONG).format(seconds=MAX_JUDGING_SECONDS)
         return None
 
 

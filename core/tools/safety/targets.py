@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from core.credentials import is_credential_path
+from core.i18n import N_, _
 from core.tools.cmdline import GLOB, LIT, PARSERS, SUB, TILDE, VAR, Simple, Unparsed, Word
 from core.tools.safety.reasons import BEYOND, OTHER, OUTSIDE, Reason
 from core.tools.safety.state import (
@@ -58,7 +59,7 @@ def piped_items(base: str, cmd: Simple, state: State) -> str | None:
     up = state.upstream
     name = command_name(word_value(up.words[0], state) or "", "powershell") if up is not None and up.words else ""
     if up is None or name not in PS_LISTERS:
-        return f"{base} acts on what the pipeline gives it, known only when it runs"
+        return _("{name} acts on what the pipeline gives it, known only when it runs").format(name=base)
     roots: list[str | None] = []
     filtered = False
     words = list(up.words[1:])
@@ -190,8 +191,30 @@ def operands_and_target(args: list[Word], state: State) -> tuple[list[Word], Wor
 def unknown_args(rest: list[Word], cmd: Simple, state: State) -> str | None:
     name = command_name(word_value(rest[0], state) or "", cmd.dialect)
     if name in DELETERS or name in ("chmod", "chown", "shred", "dd", "tee", "cp", "git"):
-        return f"{name} acts on names that are only known when it runs (fed in by xargs or parallel)"
+        return _("{name} acts on names that are only known when it runs (fed in by xargs or parallel)"
+                 ).format(name=name)
     return None
+
+
+# What each verb does to its target, as a whole sentence: a translation may put the target anywhere.
+SENTENCES = {
+    "deletes": N_("deletes {target}"),
+    "deletes files under": N_("deletes files under {target}"),
+    "deletes or moves": N_("deletes or moves {target}"),
+    "truncates": N_("truncates {target}"),
+    "moves": N_("moves {target}"),
+    "moves into": N_("moves into {target}"),
+    "overwrites": N_("overwrites {target}"),
+    "writes to": N_("writes to {target}"),
+    "rewrites": N_("rewrites {target}"),
+    "extracts over": N_("extracts over {target}"),
+    "recursive permission change of": N_("recursive permission change of {target}"),
+}
+
+
+def _sentence(verb: str, target: str, **fields: str) -> str:
+    """The verb's sentence, its target (a phrase with `fields`) translated with it."""
+    return _(SENTENCES[verb]).format(target=_(target).format(**fields))
 
 
 def targets_reason(verb: str, words: list[Word], state: State, dialect: str, write: bool = False,
@@ -210,27 +233,27 @@ def target_reason(verb: str, word: Word, state: State, dialect: str, write: bool
         return stop
     value = word_value(word, state)
     if value is None:
-        return f"{verb} a path that is only known when it runs"
+        return _sentence(verb, N_("a path that is only known when it runs"))
     if value == "":
         return None
     if is_credential_path(value) and verb != "deletes":
-        return f"writes to a credential file ({value})"
+        return _("writes to a credential file ({path})").format(path=value)
     if value.lower() in HARMLESS_SINKS or (write and value.startswith("/dev/fd/")):
         return None
     if dialect == "posix" and (connection := NETWORK_REDIRECT.match(value)):
         if state.policy is not None:
             return None  # confined: the sandbox's network rules decide where it may connect
-        return Reason(f"connects to {connection['host']} port {connection['port']} over {connection['proto']} "
-                      f"(bash's {value})")
+        return Reason(_("connects to {host} port {port} over {protocol} (bash's {path})").format(
+            host=connection["host"], port=connection["port"], protocol=connection["proto"], path=value))
     if DEVICE.match(value):
-        return Reason("raw write to a device", OUTSIDE, Path(value))
+        return Reason(_("raw write to a device"), OUTSIDE, Path(value))
     path = _path(value, state, dialect)
     if path is None:
-        return Reason(f"{verb} {value}, a path outside the workspace", OUTSIDE)
+        return Reason(_sentence(verb, N_("{path}, a path outside the workspace"), path=value), OUTSIDE)
     if not write and _history(path, state):
-        return Reason(f"{verb} {value} (the repository's history)", BEYOND, path)
+        return Reason(_sentence(verb, N_("{path} (the repository's history)"), path=value), BEYOND, path)
     if programs := _git_programs(path, state):
-        return f"{verb} {value} ({programs})"
+        return _sentence(verb, N_("{path} ({why})"), path=value, why=_(programs))
     if some:
         path = path / "*.selected"
     glob = some or any(kind == GLOB for kind, _ in word.parts) or (
@@ -238,7 +261,7 @@ def target_reason(verb: str, word: Word, state: State, dialect: str, write: bool
     where = _where(path, glob, state, spelled_in_temp=_spelled_in_temp(value, state))
     if where is None:
         return None
-    text = f"{verb} {value} ({where})"
+    text = _sentence(verb, N_("{path} ({why})"), path=value, why=_(where))
     if where in (_ITSELF, _ABOVE, _HOME):  # a recursive permission change leaves the files the workspace keeps
         return Reason(text, OTHER if verb.startswith("recursive permission change") else BEYOND, path)
     return Reason(text, OUTSIDE, Path(os.path.realpath(_above_glob(path))))
@@ -286,8 +309,9 @@ def remember_link(args: list[Word], operands: list[Word], link: Word | None, sta
     state.links[link_path] = Path(os.path.normpath(link_path.parent / os.path.expanduser(target)))
 
 
-_ITSELF, _ABOVE = "the workspace itself", "a folder that holds the workspace"
-_HOME = "the home folder, which the sandbox lets commands write here"
+# Where a target lies, kept untranslated to be compared; translated in the reason.
+_ITSELF, _ABOVE = N_("the workspace itself"), N_("a folder that holds the workspace")
+_HOME = N_("the home folder, which the sandbox lets commands write here")
 
 
 def _above_glob(path: Path) -> Path:
@@ -321,11 +345,11 @@ def _where(path: Path, glob: bool, state: State, spelled_in_temp: bool) -> str |
         return _HOME if at_home and not real.is_relative_to(root) else None
     if path.is_relative_to(root):
         if real == root or not real.is_relative_to(root):
-            return "it leads out of the workspace through a symlink"
+            return N_("it leads out of the workspace through a symlink")
         return None
     if state.policy is None and spelled_in_temp and _scratch(path, state):
         return None
-    return "outside the workspace"
+    return N_("outside the workspace")
 
 
 def _history(path: Path, state: State) -> bool:
@@ -340,9 +364,9 @@ def _git_programs(path: Path, state: State) -> str | None:
     too: a change to them is never routine."""
     git = state.workspace / ".git"
     if path == git / "config" or path.is_relative_to(git / "config.worktree"):
-        return "git's configuration, which names programs git runs by itself"
+        return N_("git's configuration, which names programs git runs by itself")
     if path.is_relative_to(git / "hooks"):
-        return "a git hook, a program git runs at the next commit, checkout or push"
+        return N_("a git hook, a program git runs at the next commit, checkout or push")
     return None
 
 
@@ -371,7 +395,7 @@ def loop_variable(name: str, items: list[Word], state: State) -> None:
         state.variables[name] = None
         return
     risky = [v for word, v in zip(items, values, strict=True)
-             if target_reason("x", word, state, state.dialect)]
+             if target_reason("writes to", word, state, state.dialect)]
     state.variables[name] = (risky or values)[0]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from core.i18n import _
 from core.tools.cmdline import Simple, Word
 from core.tools.safety.state import HANDLERS, PS_DELETE, PS_MOVE, PS_VALUE_PARAMS, State, nested
 from core.tools.safety.targets import command_name, piped_items, targets_reason, word_value
@@ -24,7 +25,7 @@ def windows_command(base: str, args: list[Word], cmd: Simple, state: State) -> s
         word = words.pop(0)
         value = word_value(word, state)
         if value and cmd.dialect == "powershell" and re.fullmatch(r"-[A-Za-z][\w-]*(?::.*)?", value):
-            key, _, inline = value[1:].partition(":")
+            key, _colon, inline = value[1:].partition(":")
             key = key.lower()
             if inline:
                 named.setdefault(key, []).append(Word.of(inline))
@@ -39,20 +40,20 @@ def windows_command(base: str, args: list[Word], cmd: Simple, state: State) -> s
     if "whatif" in named and not any((word_value(w, state) or "").lower() in ("false", "0") for w in named["whatif"]):
         return None  # -WhatIf only tells what would happen; -WhatIf:$false does it
     if cmd.dialect == "powershell" and _PS_DOTNET_WRITE.match(base):
-        return f"a .NET call that deletes, moves or writes files ({base})"
+        return _("a .NET call that deletes, moves or writes files ({name})").format(name=base)
     if base in _PS_EVAL:
         code = [word_value(w, state) for w in [*named.get("scriptblock", []), *named.get("argumentlist", []),
                                                 *positional]]
         if base in ("start-process", "saps", "start"):
             return None if all(code) and not any(command_name(c or "", "cmd") in PS_DELETE for c in code) \
-                else f"{base} of a command that is only known when it runs"
+                else _("{name} of a command that is only known when it runs").format(name=base)
         if any(c is None for c in code):
-            return f"{base} of text that is only known when it runs"
+            return _("{name} of text that is only known when it runs").format(name=base)
         return state.script(" ".join(c for c in code if c), cmd.dialect, nested(state))
     if base in _PS_DISK:
-        return "disk or filesystem tool"
+        return _("disk or filesystem tool")
     if base in _PS_POWER:
-        return "shuts the machine down"
+        return _("shuts the machine down")
     paths = [*named.get("path", []), *named.get("literalpath", []), *positional]
     if not paths and cmd.piped and cmd.dialect == "powershell" and (base in PS_DELETE or base in PS_MOVE):
         return piped_items(base, cmd, state)
