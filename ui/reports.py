@@ -115,7 +115,8 @@ def undo_text(done: ev.UndoFinished) -> str:
                      "{elsewhere}.").format(elsewhere=elsewhere)
         case "cannot_restore":
             return _("Nothing can be restored for {turns}:").format(turns=named) + "\n" + "\n".join(
-                "  " + _("cannot restore {path}: {why}").format(path=row.path, why=row.why) for row in done.not_restored)
+                "  " + _("cannot restore {path}: {why}").format(path=row.path, why=_(row.why))
+                for row in done.not_restored)
         case "nothing_to_restore":
             return _("Nothing to restore for {turns}: the files are already as they were.").format(turns=named)
         case "cancelled":
@@ -126,7 +127,8 @@ def undo_text(done: ev.UndoFinished) -> str:
     text = _("Restored {count} file(s) to their state before the undone turn(s)").format(count=len(done.restored))
     text += (": " + ", ".join(done.restored)) if done.restored else ""
     if done.not_restored:
-        text += _(". Not restored: ") + "; ".join(f"{row.path} ({row.why})" for row in done.not_restored)
+        text += _(". Not restored: ") + _("; ").join(_("{path} ({why})").format(path=row.path, why=_(row.why))
+                                                       for row in done.not_restored)
     return text + "."
 
 

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from core.config import Settings
+from core.i18n import _
 from core.private import make_folder
 from core.session.journal import sessions_root
 
@@ -60,7 +61,7 @@ class AgentsSeen:
             temp.write_text(json.dumps({"workspace": str(self.workspace), "sha256": digest(text)}), encoding="utf-8")
             os.replace(temp, self.path)
         except OSError as exc:
-            return f"{self.path} could not be written ({exc.strerror or exc})"
+            return _("{path} could not be written ({error})").format(path=self.path, error=exc.strerror or exc)
         return None
 
 

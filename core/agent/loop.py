@@ -346,8 +346,8 @@ class Agent:
         except JournalError as exc:
             if not self._journal_failed:
                 self._journal_failed = True
-                self.emit(ev.Notice(kind="warning", message=f"{exc}; the session goes on, but what "
-                                      "follows is not saved until this is fixed"))
+                self.emit(ev.Notice(kind="warning", message=_(
+                    "{error}; the session goes on, but what follows is not saved until this is fixed").format(error=exc)))
 
     def _record_turn(self, result: TurnResult) -> None:
         """Journal what the model produced. Calls are kept only if they will get outputs. The start of an

@@ -10,6 +10,7 @@ from typing import Any
 
 from core import protocol as ev
 from core.cancel import Cancel
+from core.i18n import _
 
 
 def diff_of(agent: Any, last: bool) -> str | None:
@@ -31,19 +32,20 @@ def undo(agent: Any, turns: int, cancel: Cancel) -> ev.UndoFinished:
     plan = checkpoints.plan_undo(turns)
     if not plan.turns:
         return ev.UndoFinished("", "nothing", elsewhere=sorted(checkpoints.elsewhere))
-    named = [p[:60] for p in plan.prompts if p] or [f"turn {t}" for t in plan.turns]
+    named = [p[:60] for p in plan.prompts if p] or [_("turn {number}").format(number=t) for t in plan.turns]
     if not plan.restores:  # the turns are marked undone all the same: the next undo goes further back
         checkpoints.apply_undo(plan)
         if plan.cannot:
             return ev.UndoFinished("", "cannot_restore", named, not_restored=_rows(plan.cannot))
         return ev.UndoFinished("", "nothing_to_restore", named)
-    question = f"undo {'; '.join(f'“{n}”' for n in named)}, changing these files:\n{plan.describe()}"
-    refusal = ask(question, "files are put back as they were before; what the agent wrote is lost")
+    question = _("undo {turns}, changing these files:").format(turns=_("; ").join(f"“{n}”" for n in named))
+    refusal = ask(f"{question}\n{plan.describe()}",
+                  _("files are put back as they were before; what the agent wrote is lost"))
     if refusal is not None:
         return ev.UndoFinished("", "cancelled", named, reason=refusal)
     if plan.conflicts:
-        refusal = ask(f"overwrite {', '.join(plan.conflicts)}",
-                      "changed outside the agent since it left them; those changes would be lost")
+        refusal = ask(_("overwrite {paths}").format(paths=", ".join(plan.conflicts)),
+                      _("changed outside the agent since it left them; those changes would be lost"))
         if refusal is not None:
             return ev.UndoFinished("", "conflict_refused", named, reason=refusal, conflicts=list(plan.conflicts))
     restored, cannot = checkpoints.apply_undo(plan, overwrite=bool(plan.conflicts))

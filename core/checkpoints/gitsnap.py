@@ -32,15 +32,17 @@ from pathlib import Path
 
 from core.checkpoints.gitsafe import BASE_OPTIONS, driver_options, git_argv, safe_env, user_excludes_file
 from core.credentials import is_credential_path
+from core.i18n import N_
 from core.tools import helpers
 
 MAX_FILE_BYTES = 20 * 1024 * 1024  # bigger untracked or changed files are not snapshotted (nor credentials)
 FAST_IMPORT_FROM = 200  # files to hash at once from which one pack beats loose objects
 MAX_IGNORED = 20_000  # ignored files named at most (beyond, changes to them go unnoticed)
 RACY_NS = 3_000_000_000  # a file changed this recently may change again within its timestamp's tick
-TOO_BIG = "over 20 MB, so its content is not kept"
-CREDENTIAL = "a credential file: its content is not copied into the session folder"
-IGNORED = "ignored by git, so its content is not kept"
+# Why a file's previous content is not kept: recorded in English, translated where it is shown.
+TOO_BIG = N_("over 20 MB, so its content is not kept")
+CREDENTIAL = N_("a credential file: its content is not copied into the session folder")
+IGNORED = N_("ignored by git, so its content is not kept")
 
 StatKey = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, mode
 

@@ -28,15 +28,21 @@ from typing import Any
 from core import protocol as ev
 from core.checkpoints import scan as scanning
 from core.checkpoints.diff import unified
-from core.checkpoints.gitsnap import IGNORED, GitError, GitSnapshots, Snapshot
+from core.checkpoints.gitsnap import CREDENTIAL, IGNORED, GitError, GitSnapshots, Snapshot
 from core.checkpoints.store import BlobStore, digest
 from core.credentials import is_credential_path
+from core.i18n import N_, _
 from core.private import make_folder
 from core.protocol import Emit
 
 UNKNOWN = "?"  # a previous content the agent does not have
-OUTSIDE_GIT = "{} by a command outside git, where its previous content cannot be kept"
-TOO_MANY = "the command changed too many files or bytes for all of them to be kept"
+# Why a previous content is not kept: recorded in English (the journal, the model), translated where shown.
+CHANGED_OUTSIDE_GIT = N_("changed by a command outside git, where its previous content cannot be kept")
+DELETED_OUTSIDE_GIT = N_("deleted by a command outside git, where its previous content cannot be kept")
+TOO_MANY = N_("the command changed too many files or bytes for all of them to be kept")
+HOLDS_KEY = N_("it holds the API key, which is never copied into the session folder")
+NOT_KEPT = N_("its previous content was not kept")
+COPY_MISSING = N_("its saved copy is missing from the session folder")
 MAX_COMMAND_PATHS = 2000  # files one command may change and still have their previous bytes kept
 MAX_COMMAND_BYTES = 200 * 1024 * 1024
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)  # binary on Windows, where links are rare
@@ -98,9 +104,10 @@ class UndoPlan:
 
     def describe(self) -> str:
         """The files and what will happen to each, one per line."""
-        lines = [f"  {'delete' if r.data is None else 'restore'} {r.path}" + (" (a symlink)" if r.link else "")
-                 + (" (changed outside the agent since)" if r.conflict else "") for r in self.restores]
-        lines += [f"  cannot restore {path}: {why}" for path, why in self.cannot]
+        lines = ["  " + (_("delete {path}") if r.data is None else _("restore {path}")).format(path=r.path)
+                 + (_(" (a symlink)") if r.link else "")
+                 + (_(" (changed outside the agent since)") if r.conflict else "") for r in self.restores]
+        lines += ["  " + _("cannot restore {path}: {why}").format(path=path, why=_(why)) for path, why in self.cannot]
         return "\n".join(lines)
 
 
@@ -166,14 +173,15 @@ class Checkpoints:
     def _keep(self, rel: str, data: bytes) -> tuple[str, str]:
         """Store a previous content; credentials and the API key never go into the session folder."""
         if is_credential_path(rel):
-            return UNKNOWN, "a credential file: its content is not copied into the session folder"
+            return UNKNOWN, CREDENTIAL
         if any(secret.encode() in data for secret in self._secrets):
-            return UNKNOWN, "it holds the API key, which is never copied into the session folder"
+            return UNKNOWN, HOLDS_KEY
         try:
             return self.store.put(data), ""
         except OSError as exc:  # the change itself stands; only its undo is lost, and the user is told
             why = f"its previous content could not be saved ({exc.strerror or exc})"
-            self._emit(ev.Notice(kind="warning", message=f"{rel}: {why}"))
+            self._emit(ev.Notice(kind="warning", message=_("{path}: its previous content could not be saved ({error})")
+                                 .format(path=rel, error=exc.strerror or exc)))
             return UNKNOWN, why
 
     @contextlib.contextmanager
@@ -186,7 +194,8 @@ class Checkpoints:
             try:
                 before = git.snapshot()
             except Exception as exc:  # git failing must not stop the command: fall back to the scan
-                self._emit(ev.Notice(kind="warning", message=f"no snapshot before this command ({exc})"))
+                self._emit(ev.Notice(kind="warning", message=_("no snapshot before this command ({error})").format(
+                    error=exc)))
         start = scanning.scan(self.workspace) if before is None else None
         try:
             yield
@@ -197,8 +206,9 @@ class Checkpoints:
                 elif start is not None:
                     self._after_scan(command, start)
             except Exception as exc:  # a fault here must not cost the command's result
-                self._emit(ev.Notice(kind="warning", message=f"what this command changed was not "
-                                      f"recorded ({type(exc).__name__}: {exc}); /undo cannot restore it"))
+                self._emit(ev.Notice(kind="warning", message=_(
+                    "what this command changed was not recorded ({error}); /undo cannot restore it").format(
+                        error=f"{type(exc).__name__}: {exc}")))
 
     def _after_snapshot(self, git: GitSnapshots, before: Snapshot, command: str) -> None:
         try:
@@ -206,7 +216,7 @@ class Checkpoints:
             changed = git.changed(before, after)
             old = git.blobs(before, changed[:MAX_COMMAND_PATHS])
         except (GitError, OSError) as exc:
-            self._emit(ev.Notice(kind="warning", message=f"no snapshot after this command ({exc})"))
+            self._emit(ev.Notice(kind="warning", message=_("no snapshot after this command ({error})").format(error=exc)))
             return
         changes, kept = [], 0
         for rel in changed:
@@ -236,13 +246,13 @@ class Checkpoints:
     def _after_scan(self, command: str, start: scanning.Scan) -> None:
         found = scanning.compare(start, scanning.scan(self.workspace))
         changes = [Change(p, None, self._stat_state(p)) for p in found.created]
-        changes += [Change(p, UNKNOWN, self._stat_state(p), OUTSIDE_GIT.format("changed")) for p in found.changed]
-        changes += [Change(p, UNKNOWN, None, OUTSIDE_GIT.format("deleted")) for p in found.deleted]
+        changes += [Change(p, UNKNOWN, self._stat_state(p), CHANGED_OUTSIDE_GIT) for p in found.changed]
+        changes += [Change(p, UNKNOWN, None, DELETED_OUTSIDE_GIT) for p in found.deleted]
         if not found.complete and not self._said_incomplete:
             self._said_incomplete = True
-            self._emit(ev.Notice(kind="warning", message=f"the workspace has over "
-                                  f"{scanning.MAX_SCAN_ENTRIES:,} files and is not a git work tree: what "
-                                  "commands change is only partly tracked"))
+            self._emit(ev.Notice(kind="warning", message=_(
+                "the workspace has over {count:,} files and is not a git work tree: what commands change is only "
+                "partly tracked").format(count=scanning.MAX_SCAN_ENTRIES)))
         if changes:
             self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command))
 
@@ -254,8 +264,8 @@ class Checkpoints:
                 try:
                     make_folder(found.scratch)
                 except OSError as exc:  # a full disk: this command is scanned instead; try again next time
-                    self._emit(ev.Notice(kind="warning", message=f"no snapshot before this command "
-                                         f"({exc.strerror or exc}: {found.scratch})"))
+                    self._emit(ev.Notice(kind="warning", message=_("no snapshot before this command ({error})").format(
+                        error=f"{exc.strerror or exc}: {found.scratch}")))
                     return None
             self._git = found
         return self._git or None
@@ -331,11 +341,11 @@ class Checkpoints:
         for rel in sorted(first):
             target = first[rel].before
             if target == UNKNOWN:
-                plan.cannot.append((rel, first[rel].why or "its previous content was not kept"))
+                plan.cannot.append((rel, first[rel].why or NOT_KEPT))
                 continue
             data = None if target is None else self.store.get(target)
             if target is not None and data is None:
-                plan.cannot.append((rel, "its saved copy is missing from the session folder"))
+                plan.cannot.append((rel, COPY_MISSING))
                 continue
             link = first[rel].link
             was = "link:" + os.fsdecode(data) if link and data is not None else target
@@ -410,15 +420,15 @@ class Checkpoints:
         for rel in sorted(first):
             before = first[rel].before
             if before == UNKNOWN:
-                parts.append(f"{rel}: {first[rel].why or 'its previous content was not kept'}")
+                parts.append(f"{rel}: {_(first[rel].why or NOT_KEPT)}")
                 continue
             old = self.store.get(before) if before is not None else None
             if first[rel].link and old is not None:
-                parts.append(f"{rel}: was a symlink to {os.fsdecode(old)}")
+                parts.append(_("{path}: was a symlink to {target}").format(path=rel, target=os.fsdecode(old)))
                 old = None
             now = self._state(rel) or ""
             if now.startswith("link:"):
-                parts.append(f"{rel}: is now a symlink to {now[5:]}")
+                parts.append(_("{path}: is now a symlink to {target}").format(path=rel, target=now[5:]))
             text = unified(rel, old, self._read(rel))
             if text:
                 parts.append(text)

@@ -46,8 +46,8 @@ def language() -> str:
 
 
 def _(message: str) -> str:
-    """`message` in the interface's language."""
-    return _catalog().gettext(message)
+    """`message` in the interface's language ("" stays "": gettext would give the catalog's header)."""
+    return _catalog().gettext(message) if message else message
 
 
 def N_(message: str) -> str:

@@ -9,6 +9,7 @@ from core import protocol as ev
 from core.agent.loop import Agent
 from core.checkpoints.ledger import session_checkpoints_size
 from core.config import Settings
+from core.i18n import _
 from core.mcp.open import open_mcp
 from core.modes import ASK
 from core.prune.archive import OutputArchive
@@ -76,7 +77,8 @@ def open_session(settings: Settings, emit: ev.Emit, workspace: Path, mode: str =
         except SessionLocked as exc:
             raise SessionBusy(str(exc)) from None
         if info.workspace and Path(info.workspace) != workspace.resolve():
-            notices.append(f"this session was started in {info.workspace}; continuing in {workspace}")
+            notices.append(_("this session was started in {started}; continuing in {workspace}").format(
+                started=info.workspace, workspace=workspace))
     else:
         journal = Journal.create(root, workspace.resolve(), settings.model, redact)
     archive = OutputArchive(journal.folder / OUTPUTS_FOLDER, redact=redact)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from core.i18n import _, ngettext
 from core.private import make_folder, open_file
 from core.secrets import Redactor
 from core.session.items import (
@@ -186,9 +187,10 @@ def load(folder: Path) -> Loaded:
         try:
             record = json.loads(raw.decode("utf-8", errors="replace"))
         except ValueError:
-            where = "its last line was cut off (the agent stopped while writing)" if number >= last - 1 \
-                else f"line {number + 1} is damaged"
-            loaded.notices.append(f"session {folder.name}: {where}; that record was skipped")
+            where = _("its last line was cut off (the agent stopped while writing)") if number >= last - 1 \
+                else _("line {number} is damaged").format(number=number + 1)
+            loaded.notices.append(_("session {name}: {where}; that record was skipped").format(
+                name=folder.name, where=where))
             continue
         kind = record.get("kind") if isinstance(record, dict) else None
         if kind == "session":
@@ -205,10 +207,13 @@ def load(folder: Path) -> Loaded:
             try:
                 loaded.items.append(item_from_record(record))
             except (ValueError, TypeError) as exc:
-                loaded.notices.append(f"session {folder.name}: line {number + 1} skipped ({exc})")
+                loaded.notices.append(_("session {name}: line {number} skipped ({error})").format(
+                    name=folder.name, number=number + 1, error=exc))
     loaded.items, repaired = repair(loaded.items)
     if repaired:
-        loaded.notices.append(f"session {folder.name}: {repaired} interrupted tool call(s) were marked as such")
+        loaded.notices.append(ngettext("session {name}: {count} interrupted tool call was marked as such",
+                                       "session {name}: {count} interrupted tool calls were marked as such",
+                                       repaired).format(name=folder.name, count=repaired))
     return loaded
 
 

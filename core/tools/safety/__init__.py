@@ -107,10 +107,10 @@ def command_question(command: str, workspace: Path, mode: str, *, policy: Policy
         reasons = why.parts if why else ()
         kept = [reason for reason in reasons if reason.scope == BEYOND]
         if kept:
-            return Question("; ".join(kept))
+            return Question(_("; ").join(kept))
         outside = [reason for reason in reasons if reason.scope == OUTSIDE]
         paths = tuple(dict.fromkeys(r.path for r in outside if r.path is not None))
-        return Question("; ".join(outside), "unconfined", paths) if outside else None
+        return Question(_("; ").join(outside), "unconfined", paths) if outside else None
     if why:
         return Question(why)
     if mode != ASK or is_read_only(command, dialect) or allowed(command, dialect):
