@@ -6,13 +6,14 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.i18n import N_, _
 from core.sandbox import bwrap, landlock, mountns, seccomp
 
 
 @dataclass(frozen=True)
 class SandboxInfo:
     """The active sandbox: `backend` is "landlock", "bwrap", "wintoken" or "none"; `enforces` lists what the
-    kernel holds, in words for the status bar, `--json` and the docs."""
+    kernel holds, in words for the status bar, `--json` and the docs (kept in English, shown translated)."""
 
     backend: str
     abi: int = 0
@@ -24,10 +25,11 @@ class SandboxInfo:
         return self.backend != "none"
 
     def describe(self) -> str:
+        """Which sandbox, and what it holds, in the interface's language."""
         if not self.active:
-            return f"none ({self.reason})" if self.reason else "none"
+            return _("none ({reason})").format(reason=_(self.reason)) if self.reason else "none"
         name = f"landlock ABI {self.abi}" if self.backend == "landlock" else self.backend
-        return f"{name}: " + "; ".join(self.enforces)
+        return f"{name}: " + _("; ").join(_(item) for item in self.enforces)
 
 
 @lru_cache(maxsize=8)
@@ -37,11 +39,11 @@ def probe(choice: str = "auto", network: bool | str = True) -> SandboxInfo:
     `network` is AGENT_NETWORK ("proxied", "on", "off"; True is "on", False "off")."""
     network = {True: "on", False: "off"}.get(network, network)  # type: ignore[call-overload]
     if choice == "off":
-        return SandboxInfo("none", reason="turned off")
+        return SandboxInfo("none", reason=N_("turned off"))
     if sys.platform == "win32":
         return _windows(choice, network)
     if choice == "wintoken":
-        return SandboxInfo("none", reason="the low-integrity token sandbox is Windows'")
+        return SandboxInfo("none", reason=N_("the low-integrity token sandbox is Windows'"))
     if not sys.platform.startswith("linux"):
         return SandboxInfo("none", reason=f"no kernel sandbox on {sys.platform} yet")
     version = landlock.abi()
@@ -50,10 +52,10 @@ def probe(choice: str = "auto", network: bool | str = True) -> SandboxInfo:
     if choice in ("auto", "bwrap") and bwrap.works():
         return SandboxInfo("bwrap", 0, _bwrap_enforces(network))
     if choice == "landlock":
-        return SandboxInfo("none", reason="this kernel has no Landlock")
+        return SandboxInfo("none", reason=N_("this kernel has no Landlock"))
     if choice == "bwrap":
-        return SandboxInfo("none", reason="bwrap is not installed or cannot make namespaces here")
-    return SandboxInfo("none", reason="no Landlock in this kernel and no working bwrap")
+        return SandboxInfo("none", reason=N_("bwrap is not installed or cannot make namespaces here"))
+    return SandboxInfo("none", reason=N_("no Landlock in this kernel and no working bwrap"))
 
 
 def _windows(choice: str, network: str) -> SandboxInfo:
@@ -68,42 +70,42 @@ def _windows(choice: str, network: str) -> SandboxInfo:
     failed = wintoken.works()
     if failed:
         return SandboxInfo("none", reason=failed)
-    return SandboxInfo("wintoken", 0, ("writes only in the workspace and temp folders (low integrity, unproven)",
-                                       "reads NOT limited: secrets readable",
-                                       "network NOT blocked" if network == "off" else "network on"))
+    return SandboxInfo("wintoken", 0, (N_("writes only in the workspace and temp folders (low integrity, unproven)"),
+                                       N_("reads NOT limited: secrets readable"),
+                                       N_("network NOT blocked") if network == "off" else N_("network on")))
 
 
 def _channels() -> list[str]:
     """What the seccomp filter holds on every backend, or that this machine has none."""
     if seccomp.table() is None:
-        return ["Unix sockets, other processes' limits and inode flags NOT covered (no seccomp filter for this CPU)"]
-    return ["no Unix socket of the session", "other processes' limits, priority and affinity out of reach"]
+        return [N_("Unix sockets, other processes' limits and inode flags NOT covered (no seccomp filter for this CPU)")]
+    return [N_("no Unix socket of the session"), N_("other processes' limits, priority and affinity out of reach")]
 
 
 def _landlock_enforces(version: int, network: str) -> tuple[str, ...]:
-    said = ["writes only in the workspace and its own temp folder", "home folder read by allowlist",
-            "the agent's /proc unreadable", "no terminal", *_channels(), "git hooks and config read-only"]
+    said = [N_("writes only in the workspace and its own temp folder"), N_("home folder read by allowlist"),
+            N_("the agent's /proc unreadable"), N_("no terminal"), *_channels(), N_("git hooks and config read-only")]
     if mountns.available(own_pids=True):
-        said.append("own PID namespace")
+        said.append(N_("own PID namespace"))
     else:
-        said.append("other processes' command lines NOT hidden (no PID namespace here)")
+        said.append(N_("other processes' command lines NOT hidden (no PID namespace here)"))
     if version >= 6:
-        said.append("signals and abstract sockets stay inside")
+        said.append(N_("signals and abstract sockets stay inside"))
     if network == "on":
-        said.append("network on")
+        said.append(N_("network on"))
     elif network == "proxied" and mountns.available(own_net=True):
-        said.append("network only through the agent's proxy (own network namespace)")
+        said.append(N_("network only through the agent's proxy (own network namespace)"))
     elif version >= 4:
-        said.append("TCP only to the agent's proxy port (no network namespace here)" if network == "proxied"
-                    else "TCP off")
+        said.append(N_("TCP only to the agent's proxy port (no network namespace here)") if network == "proxied"
+                    else N_("TCP off"))
     else:
         said.append(f"network NOT blocked (needs Landlock ABI 4, this kernel has {version})")
     return tuple(said)
 
 
 def _bwrap_enforces(network: str) -> tuple[str, ...]:
-    said = ["writes only in the workspace and its own temp folder", "home folder read by allowlist",
-            "own PID and IPC namespaces",
-            "no terminal", *_channels(), "git hooks and config read-only"]
-    shown = {"on": "network on", "off": "network off", "proxied": "network only through the agent's proxy"}
+    said = [N_("writes only in the workspace and its own temp folder"), N_("home folder read by allowlist"),
+            N_("own PID and IPC namespaces"),
+            N_("no terminal"), *_channels(), N_("git hooks and config read-only")]
+    shown = {"on": N_("network on"), "off": N_("network off"), "proxied": N_("network only through the agent's proxy")}
     return (*said, shown[network])

@@ -1,7 +1,7 @@
 """The gate's reasons in the Chinese interface: the approval question a person answers for a risky
 command (built by run_shell from the gate's judgement, shown by the plain front end's approver)
-holds no English word but names: the command itself, paths, protocol names. English stays the
-default, word for word."""
+holds no English word but names: the command itself, paths, protocol names; so does /mode's
+description of the sandbox. English stays the default, word for word."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from core import i18n
 from core import protocol as ev
 from core.agent.approvals import DECISIONS
 from core.cancel import Cancel
+from core.sandbox.probe import probe
 from core.tools.base import ToolContext
 from core.tools.safety import destructive_reason
 from core.tools.shell import run_shell
@@ -24,6 +25,7 @@ from tests.conftest import make_settings
 from tests.support.chinese_ui import english_words
 from ui.plain import approver
 from ui.plain.approver import TerminalApprover
+from ui.reports import answer_text
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell commands")
 
@@ -90,3 +92,15 @@ def test_english_stays_the_default(command: str, _chinese: str, english_part: st
     workspace = tmp_path / "ws"
     workspace.mkdir()
     assert english_part in (destructive_reason(command, workspace) or "")
+
+
+@pytest.mark.parametrize("choice", ["auto", "bwrap", "off"])
+@pytest.mark.parametrize("network", ["proxied", "on", "off"])
+def test_the_sandbox_description_of_mode_is_chinese_but_for_names(choice: str, network: str, chinese: None) -> None:
+    described = probe(choice, network).describe()
+    report = answer_text(ev.ModeChanged("1", "auto", False, ["auto", "ask", "yes"], described))
+    assert english_words(report, {"landlock", "bwrap", "none", "git", "Landlock", "Unix", "seccomp", "inode"}) == [], \
+        report
+    i18n.use("en")  # and English is word for word what the sandbox says it enforces
+    info = probe(choice, network)
+    assert info.describe().endswith("; ".join(info.enforces) if info.active else f"({info.reason})")
