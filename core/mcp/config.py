@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.i18n import _
+
 USER_FILE = "mcp.json"
 WORKSPACE_FILE = ".mcp.json"
 CONFIG_ENV = "DEEPSEEK_MCP_CONFIG"
@@ -56,16 +58,17 @@ class ServerConfig:
         """The server as a question shows it, the whole entry a consent covers: its command or URL
         with the variables unexpanded (no secret is printed), its environment's names, and what it
         is let do unasked."""
-        parts = [f"MCP server {self.name}: {self.shown}"]
+        parts = [_("MCP server {name}: {command}").format(name=self.name, command=self.shown)]
         if self.env:
-            parts.append(f"environment: {', '.join(sorted(self.env))}")
+            parts.append(_("environment: {names}").format(names=", ".join(sorted(self.env))))
         if self.cwd:
-            parts.append(f"in {self.cwd}")
+            parts.append(_("in {folder}").format(folder=self.cwd))
         if self.auto_approve:
-            parts.append(f"autoApprove (these tools run unasked): {', '.join(sorted(self.auto_approve))}")
+            parts.append(_("autoApprove (these tools run unasked): {tools}").format(
+                tools=", ".join(sorted(self.auto_approve))))
         if self.trusted:
-            parts.append('"trusted": true (it asks to run outside the sandbox)')
-        return "; ".join(parts)
+            parts.append(_('"trusted": true (it asks to run outside the sandbox)'))
+        return _("; ").join(parts)
 
     def fingerprint(self) -> str:
         """What a workspace consent is for, the whole entry: a changed command, url, environment,
@@ -107,18 +110,21 @@ def load_servers(env_file: Path, workspace: Path, named: str = "",
         path, from_workspace = file.path, file.from_workspace
         if not path.is_file():
             if file.named:
-                loaded.notices.append(f"mcp: {CONFIG_ENV} names {path}, which is not a file")
+                loaded.notices.append(_("mcp: {variable} names {path}, which is not a file").format(
+                    variable=CONFIG_ENV, path=path))
             continue
         entries = _read(path, loaded.notices)
         for name, entry in entries.items():
             if name in seen:
                 if from_workspace:
-                    loaded.notices.append(f"mcp: {path} also defines {name!r}; the user's entry is used")
+                    loaded.notices.append(_("mcp: {path} also defines {name!r}; the user's entry is used").format(
+                        path=path, name=name))
                 continue
             try:
                 server = parse_entry(name, entry, str(path), from_workspace, environ, workspace)
             except ValueError as exc:
-                loaded.notices.append(f"mcp: server {name!r} in {path} skipped: {exc}")
+                loaded.notices.append(_("mcp: server {name!r} in {path} skipped: {error}").format(
+                    name=name, path=path, error=exc))
                 continue
             seen.add(name)
             if server is not None:
@@ -130,14 +136,16 @@ def _read(path: Path, notices: list[str]) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
-        notices.append(f"mcp: cannot read {path} ({exc.strerror or exc}); its servers are not started")
+        notices.append(_("mcp: cannot read {path} ({error}); its servers are not started").format(
+            path=path, error=exc.strerror or exc))
         return {}
     except ValueError as exc:
-        notices.append(f"mcp: {path} is not valid JSON ({exc}); its servers are not started")
+        notices.append(_("mcp: {path} is not valid JSON ({error}); its servers are not started").format(
+            path=path, error=exc))
         return {}
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
-        notices.append(f'mcp: {path} has no "mcpServers" object; nothing to start')
+        notices.append(_('mcp: {path} has no "mcpServers" object; nothing to start').format(path=path))
         return {}
     return servers
 
@@ -146,7 +154,7 @@ def parse_entry(name: str, entry: Any, source: str, from_workspace: bool, enviro
                 workspace: Path) -> ServerConfig | None:
     """One entry as a ServerConfig; None when it is disabled; ValueError saying what is wrong."""
     if not isinstance(entry, dict):
-        raise ValueError("an entry must be a JSON object")
+        raise ValueError(_("an entry must be a JSON object"))
     if entry.get("disabled") is True:
         return None
     kind = str(entry.get("type") or entry.get("transport") or ("http" if "url" in entry else "stdio"))
@@ -161,13 +169,13 @@ def parse_entry(name: str, entry: Any, source: str, from_workspace: bool, enviro
     if kind in HTTP_TYPES:
         url = expand(_string(entry.get("url"), "url"))
         if not re.match(r"https?://", url):
-            raise ValueError(f"url must start with http:// or https://, got {url!r}")
+            raise ValueError(_("url must start with http:// or https://, got {url!r}").format(url=url))
         return ServerConfig(url=url, headers=expand.mapping(entry.get("headers", {}), "headers"),
                             shown=entry["url"], **common)
     if kind == "sse":
-        raise ValueError('the old SSE transport is not supported; use "type": "http" (streamable HTTP)')
+        raise ValueError(_('the old SSE transport is not supported; use "type": "http" (streamable HTTP)'))
     if kind != "stdio":
-        raise ValueError(f'unknown type {kind!r} (use "stdio" or "http")')
+        raise ValueError(_('unknown type {kind!r} (use "stdio" or "http")').format(kind=kind))
     command = expand(_string(entry.get("command"), "command"))
     cwd = expand(str(entry.get("cwd") or ""))
     raw_args = _strings(entry.get("args", []), "args")
@@ -179,19 +187,19 @@ def parse_entry(name: str, entry: Any, source: str, from_workspace: bool, enviro
 
 def _string(value: Any, key: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f'"{key}" must be a non-empty string')
+        raise ValueError(_('"{key}" must be a non-empty string').format(key=key))
     return value
 
 
 def _strings(value: Any, key: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f'"{key}" must be a list of strings')
+        raise ValueError(_('"{key}" must be a list of strings').format(key=key))
     return value
 
 
 def _seconds(value: Any, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ValueError(f'"{key}" must be a positive number of seconds')
+        raise ValueError(_('"{key}" must be a positive number of seconds').format(key=key))
     return float(value)
 
 
@@ -209,7 +217,7 @@ class _Expander:
             value = self.environ.get(match.group(1))
             if value is None:
                 if match.group(2) is None:
-                    raise ValueError(f"${{{match.group(1)}}} is not set in the environment")
+                    raise ValueError(_("${{{name}}} is not set in the environment").format(name=match.group(1)))
                 return match.group(2)
             return value
 
@@ -217,5 +225,5 @@ class _Expander:
 
     def mapping(self, value: Any, key: str) -> dict[str, str]:
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise ValueError(f'"{key}" must be an object of strings')
+            raise ValueError(_('"{key}" must be an object of strings').format(key=key))
         return {str(k): self(v) for k, v in value.items()}
