@@ -8,12 +8,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 
+from core.i18n import N_, _
 from core.network.hosts import Answer, HostRules, normal_host, parse_patterns
 from core.network.proxy import Ask, Proxy, Resolve, default_resolve
 
 # The why of a network question, as the approval gate shows it.
-WHY = ("a command wants to connect to a host that is not a package registry or source host; "
-       "a command's traffic can carry what it read (your files, tokens) to whoever runs that host")
+WHY = N_("a command wants to connect to a host that is not a package registry or source host; "
+         "a command's traffic can carry what it read (your files, tokens) to whoever runs that host")
 
 
 def valid_hosts(kept: Iterable[str]) -> tuple[str, ...]:
@@ -67,7 +68,8 @@ def approval_ask(question: Callable[[str, str, str, Callable[[], str | None]], s
             kept.append(host)
             return keep_host(normal_host(host))
 
-        refusal = question(f"let commands connect to {host}:{port}", WHY, f"network host {host}", keep)
+        refusal = question(_("let commands connect to {host}:{port}").format(host=host, port=port), WHY,
+                           _("network host {host}").format(host=host), keep)
         if refusal is not None:
             return Answer.DENY
         return Answer.ALLOW_ALWAYS if kept else Answer.ALLOW_ONCE

@@ -1,7 +1,7 @@
 """The gate's reasons in the Chinese interface: the approval question a person answers for a risky
 command (built by run_shell from the gate's judgement, shown by the plain front end's approver)
 holds no English word but names: the command itself, paths, protocol names; so does /mode's
-description of the sandbox. English stays the default, word for word."""
+description of the sandbox and the network's question. English stays the default, word for word."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from core import i18n
 from core import protocol as ev
 from core.agent.approvals import DECISIONS
 from core.cancel import Cancel
+from core.network.session import approval_ask
 from core.sandbox.probe import probe
 from core.tools.base import ToolContext
 from core.tools.safety import destructive_reason
@@ -104,3 +105,22 @@ def test_the_sandbox_description_of_mode_is_chinese_but_for_names(choice: str, n
     i18n.use("en")  # and English is word for word what the sandbox says it enforces
     info = probe(choice, network)
     assert info.describe().endswith("; ".join(info.enforces) if info.active else f"({info.reason})")
+
+
+def test_the_network_question_is_chinese_but_for_names(chinese: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(approver, "read_line", lambda: "n")
+    asked: list[tuple[str, str, str]] = []
+
+    def question(what: str, why: str, rule: str, keep: object) -> str:
+        asked.append((what, why, rule))
+        return "no"
+
+    approval_ask(question, lambda host: None)("collector.example", 443)
+    (what, why, rule), = asked
+    request = ev.ApprovalRequested(id="ap-1", call_id="c1", tool="run_shell", action=what, reason=why, cwd="/w",
+                                   decisions=[d.__dict__ for d in DECISIONS], kind="network", rule=rule)
+    stream = io.StringIO()
+    TerminalApprover(stream, None).decide(request)
+    shown = stream.getvalue()
+    assert "collector.example:443" in shown and "网络主机 collector.example" in shown, shown
+    assert english_words(shown, {"y", "a", "n", "w"}) == [], shown
