@@ -34,18 +34,14 @@ exit codes (--one): 0 done, 1 error, 2 bad usage or settings, 3 step limit reach
 settings come from the environment, then a .env file, then defaults; see .env.example for every key.
 the .env is next to the exe, or next to agent.py in a source checkout; installed with pip:
 %APPDATA%\\deepseek-agent\\.env on Windows, ~/.config/deepseek-agent/.env ($XDG_CONFIG_HOME) elsewhere.""")
-# argparse's own words that a user of this program sees (its usage errors and --help headings).
-ARGPARSE_WORDS = (N_("usage: "), N_("options"), N_("show this help message and exit"),
-                  N_("show program's version number and exit"), N_("argument %(argument_name)s: %(message)s"),
-                  N_("unrecognized arguments: %s"), N_("expected one argument"),
-                  N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("%(prog)s: error: %(message)s\n"),
-                  N_("the following arguments are required: %s"), N_("ambiguous option: %(option)s could match %(matches)s"))
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    argparse._ = _  # type: ignore[attr-defined]  # its usage errors and headings in the interface's language
+    from ui.argparse_lang import HelpFormatter, speak_the_interface_language
+
+    speak_the_interface_language()
     parser = argparse.ArgumentParser(prog="deepseek-agent", description=_(DESCRIPTION), epilog=_(EPILOG),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"deepseek-agent {__version__}",
                         help=_("show program's version number and exit"))
     parser.add_argument("--plain", action="store_true", help=_("line-based REPL instead of the full-screen TUI"))
@@ -72,16 +68,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def _start_language(argv: list[str]) -> None:
-    """The interface's language, chosen before argparse speaks: `--lang`, DEEPSEEK_LANG, the locale."""
+    """The interface's language, chosen before argparse speaks: `--lang`, DEEPSEEK_LANG (the environment's,
+    else the .env's, as every setting), the locale. `--version` reads no .env: it says no words."""
     import os
 
     from core.i18n import use
-    from core.i18n.choice import LanguageError, choose, windows_ui_language
+    from core.i18n.choice import LANGUAGE_SETTING, LanguageError, choose, windows_ui_language
 
-    flag = next((value for arg, value in zip(argv, [*argv[1:], ""], strict=True) if arg == "--lang"), None)
+    following = [*argv[1:], ""] if argv else []
+    flag = next((value for arg, value in zip(argv, following, strict=True) if arg == "--lang"), None)
     flag = next((arg.partition("=")[2] for arg in argv if arg.startswith("--lang=")), flag)
+    environ = dict(os.environ)
+    if flag is None and LANGUAGE_SETTING not in environ and "--version" not in argv:
+        from core.config import dotenv_value
+
+        environ[LANGUAGE_SETTING] = dotenv_value(LANGUAGE_SETTING)
     try:
-        use(choose(flag, os.environ, windows_ui_language))
+        use(choose(flag, environ, windows_ui_language))
     except LanguageError as exc:
         if flag is not None:  # argparse says it, with the choices
             return
@@ -98,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["prune"]:
         from ui.prune_cli import main as prune_main
 
+        _start_language([])  # its own arguments name a command to run, never the language
         return prune_main(argv[1:])
     if argv[:1] == ["sandbox-exec"]:  # how MCP servers start confined
         from ui.sandbox_exec import main as sandbox_exec
@@ -264,7 +268,7 @@ def _tui_reason() -> str | None:
     try:
         import tui
     except ImportError as exc:
-        return f"cannot import it: {exc}"
+        return _("cannot import it: {error}").format(error=exc)
     return tui.unavailable_reason()
 
 

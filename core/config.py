@@ -82,6 +82,16 @@ def parse_dotenv(text: str) -> dict[str, str]:
     return values
 
 
+def dotenv_value(name: str, env_file: Path | None = None) -> str:
+    """One setting of the `.env` ("" when it is not there or cannot be read), for what is chosen before
+    the settings are loaded: the interface's language, in which loading them may have to complain."""
+    try:
+        text = (env_file or default_env_file()).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return parse_dotenv(text).get(name, "").strip()
+
+
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
 
 

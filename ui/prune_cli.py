@@ -14,28 +14,32 @@ import sys
 
 from core.context.cap import prune_budget_chars
 from core.context.settings import ContextSettings
+from core.i18n import N_, _
 from core.prune.pipeline import prune
+from ui.argparse_lang import HelpFormatter, speak_the_interface_language
 
 # The budget the agent gives the pruner with its default settings (its per-result cap): a view that
 # the agent would show whole is shown whole here too.
 DEFAULT_BUDGET = prune_budget_chars(ContextSettings().result_cap_tokens)
 
-_DESCRIPTION = "Print a command's output pruned to what matters: errors, failing tests, locations, summaries."
-_EPILOG = """examples:
+_DESCRIPTION = N_("Print a command's output pruned to what matters: errors, failing tests, locations, summaries.")
+_EXAMPLES = """
   prune -- pytest -q
   make 2>&1 | prune --stdin --command make --exit-code "${PIPESTATUS[0]}"
 """
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="prune", description=_DESCRIPTION, epilog=_EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--stdin", action="store_true", help="prune the bytes read from standard input")
-    p.add_argument("--command", default="", help="the command line that produced the input (picks the rules)")
-    p.add_argument("--exit-code", type=int, default=None, help="the exit status of that command")
+    speak_the_interface_language()
+    p = argparse.ArgumentParser(prog="prune", description=_(_DESCRIPTION), epilog=_("examples:") + _EXAMPLES,
+                                formatter_class=HelpFormatter)
+    p.add_argument("--stdin", action="store_true", help=_("prune the bytes read from standard input"))
+    p.add_argument("--command", default="", help=_("the command line that produced the input (picks the rules)"))
+    p.add_argument("--exit-code", type=int, default=None, help=_("the exit status of that command"))
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
-                   help=f"most characters to print (default {DEFAULT_BUDGET}, the agent's per-result cap)")
-    p.add_argument("argv", nargs=argparse.REMAINDER, help="-- CMD ARGS...: the command to run")
+                   help=_("most characters to print (default {budget}, the agent's per-result cap)").format(
+                       budget=DEFAULT_BUDGET))
+    p.add_argument("argv", nargs=argparse.REMAINDER, help=_("-- CMD ARGS...: the command to run"))
     return p
 
 
@@ -65,7 +69,7 @@ def main(argv: list[str]) -> int:
     command_argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if args.stdin == bool(command_argv):
         parser.print_usage(sys.stderr)
-        print("prune: give either --stdin or -- CMD ARGS...", file=sys.stderr)
+        print(_("prune: give either --stdin or -- CMD ARGS..."), file=sys.stderr)
         return 2
     if args.stdin:
         data, exit_code, command = sys.stdin.buffer.read(), args.exit_code, args.command

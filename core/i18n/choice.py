@@ -12,6 +12,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 
+LANGUAGE_SETTING = "DEEPSEEK_LANG"
 LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
 _CHINESE = re.compile(r"zh([_\-.@]|$)|chinese", re.IGNORECASE)
 _ENGLISH = re.compile(r"en([_\-.@]|$)|english", re.IGNORECASE)
@@ -42,7 +43,7 @@ def choose(flag: str | None, environ: Mapping[str, str],
            ui_language: Callable[[], int | None] | None = None) -> str:
     """The language to start in. A `flag` or DEEPSEEK_LANG that names none raises LanguageError;
     `ui_language` is the Windows user's UI language id (None: not Windows)."""
-    for where, value in (("--lang", flag), ("DEEPSEEK_LANG", environ.get("DEEPSEEK_LANG"))):
+    for where, value in (("--lang", flag), (LANGUAGE_SETTING, environ.get(LANGUAGE_SETTING))):
         if value:
             language = named(value)
             if language is None:

@@ -102,3 +102,48 @@ def test_the_model_is_told_the_language_only_when_it_is_not_english(tmp_path: Pa
     chinese = build_instructions(tmp_path, "bash")
     assert chinese.startswith(english) and chinese.endswith(i18n.INSTRUCTION["zh"])
     assert build_instructions(tmp_path, "bash") == chinese  # the same words every time: the cache holds
+
+
+@pytest.fixture
+def no_language_set(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An environment that names no language, and the .env the program reads (not written yet)."""
+    for variable in ("DEEPSEEK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    env_file = tmp_path / ".env"
+    monkeypatch.setattr("core.config.default_env_file", lambda: env_file)
+    return env_file
+
+
+@pytest.mark.parametrize(("argv", "dotenv", "environ", "language"), [
+    ([], "", {}, "en"),  # no argument at all: a double-click
+    ([], "DEEPSEEK_LANG=zh\n", {}, "zh"),
+    (["--plain"], "export DEEPSEEK_LANG='zh_CN'\n", {"LANG": "en_US.UTF-8"}, "zh"),  # above the locale, as every setting
+    ([], "DEEPSEEK_LANG=zh\n", {"DEEPSEEK_LANG": "en"}, "en"),  # the environment wins over the .env
+    ([], "DEEPSEEK_LANG=zh\n", {"DEEPSEEK_LANG": "", "LANG": "C"}, "en"),  # set empty: the .env's is off
+    (["--lang", "en"], "DEEPSEEK_LANG=zh\n", {}, "en"),
+    (["--lang=en"], "DEEPSEEK_LANG=zh\n", {}, "en"),
+    ([], "", {"LANG": "zh_CN.UTF-8"}, "zh"),
+])
+def test_the_language_is_read_from_the_dotenv_too(argv: list[str], dotenv: str, environ: dict[str, str], language: str,
+                                                 no_language_set: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent
+
+    if dotenv:
+        no_language_set.write_text(dotenv, encoding="utf-8")
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    agent._start_language(argv)
+    assert i18n.language() == language
+
+
+def test_version_reads_no_dotenv(no_language_set: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent
+
+    def read(*args: object, **kwargs: object) -> str:
+        raise AssertionError("the .env was read for --version")
+
+    monkeypatch.setattr("core.config.dotenv_value", read)
+    agent._start_language(["--version"])
+    assert i18n.language() == "en"
+    with pytest.raises(AssertionError):
+        agent._start_language([])  # the check bites: without --version the .env is read
