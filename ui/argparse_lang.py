@@ -12,11 +12,12 @@ from core.i18n import N_, _
 from ui.cells import cell_width
 
 # argparse's own words that a user of these programs sees; argparse looks them up through `_`.
-ARGPARSE_WORDS = (N_("usage: "), N_("options"), N_("positional arguments"), N_("show this help message and exit"),
-                  N_("show program's version number and exit"), N_("argument %(argument_name)s: %(message)s"),
-                  N_("unrecognized arguments: %s"), N_("expected one argument"),
-                  N_("invalid choice: %(value)r (choose from %(choices)s)"), N_("%(prog)s: error: %(message)s\n"),
-                  N_("the following arguments are required: %s"), N_("ambiguous option: %(option)s could match %(matches)s"),
+ARGPARSE_WORDS = (N_("usage: "), N_("options"), N_("positional arguments"),
+                  N_("show this help message and exit"), N_("show program's version number and exit"),
+                  N_("argument %(argument_name)s: %(message)s"), N_("unrecognized arguments: %s"),
+                  N_("expected one argument"), N_("invalid choice: %(value)r (choose from %(choices)s)"),
+                  N_("%(prog)s: error: %(message)s\n"), N_("the following arguments are required: %s"),
+                  N_("ambiguous option: %(option)s could match %(matches)s"),
                   N_("argument %(argument_name)s: invalid %(type)s value: %(value)r"))
 
 

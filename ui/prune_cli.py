@@ -22,7 +22,8 @@ from ui.argparse_lang import HelpFormatter, speak_the_interface_language
 # the agent would show whole is shown whole here too.
 DEFAULT_BUDGET = prune_budget_chars(ContextSettings().result_cap_tokens)
 
-_DESCRIPTION = N_("Print a command's output pruned to what matters: errors, failing tests, locations, summaries.")
+_DESCRIPTION = N_("Print a command's output pruned to what matters: errors, failing tests, locations, "
+                  "summaries.")
 _EXAMPLES = """
   prune -- pytest -q
   make 2>&1 | prune --stdin --command make --exit-code "${PIPESTATUS[0]}"
@@ -34,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="prune", description=_(_DESCRIPTION), epilog=_("examples:") + _EXAMPLES,
                                 formatter_class=HelpFormatter)
     p.add_argument("--stdin", action="store_true", help=_("prune the bytes read from standard input"))
-    p.add_argument("--command", default="", help=_("the command line that produced the input (picks the rules)"))
+    p.add_argument("--command", default="",
+                   help=_("the command line that produced the input (picks the rules)"))
     p.add_argument("--exit-code", type=int, default=None, help=_("the exit status of that command"))
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
                    help=_("most characters to print (default {budget}, the agent's per-result cap)").format(

@@ -61,7 +61,8 @@ class AgentsSeen:
             temp.write_text(json.dumps({"workspace": str(self.workspace), "sha256": digest(text)}), encoding="utf-8")
             os.replace(temp, self.path)
         except OSError as exc:
-            return _("{path} could not be written ({error})").format(path=self.path, error=exc.strerror or exc)
+            return _("{path} could not be written ({error})").format(path=self.path,
+                                                                      error=exc.strerror or exc)
         return None
 
 

@@ -347,7 +347,8 @@ class Agent:
             if not self._journal_failed:
                 self._journal_failed = True
                 self.emit(ev.Notice(kind="warning", message=_(
-                    "{error}; the session goes on, but what follows is not saved until this is fixed").format(error=exc)))
+                    "{error}; the session goes on, but what follows is not saved until this is fixed"
+                ).format(error=exc)))
 
     def _record_turn(self, result: TurnResult) -> None:
         """Journal what the model produced. Calls are kept only if they will get outputs. The start of an

@@ -107,7 +107,8 @@ class UndoPlan:
         lines = ["  " + (_("delete {path}") if r.data is None else _("restore {path}")).format(path=r.path)
                  + (_(" (a symlink)") if r.link else "")
                  + (_(" (changed outside the agent since)") if r.conflict else "") for r in self.restores]
-        lines += ["  " + _("cannot restore {path}: {why}").format(path=path, why=_(why)) for path, why in self.cannot]
+        lines += ["  " + _("cannot restore {path}: {why}").format(path=path, why=_(why))
+                  for path, why in self.cannot]
         return "\n".join(lines)
 
 
@@ -180,8 +181,9 @@ class Checkpoints:
             return self.store.put(data), ""
         except OSError as exc:  # the change itself stands; only its undo is lost, and the user is told
             why = f"its previous content could not be saved ({exc.strerror or exc})"
-            self._emit(ev.Notice(kind="warning", message=_("{path}: its previous content could not be saved ({error})")
-                                 .format(path=rel, error=exc.strerror or exc)))
+            message = _("{path}: its previous content could not be saved ({error})").format(
+                path=rel, error=exc.strerror or exc)
+            self._emit(ev.Notice(kind="warning", message=message))
             return UNKNOWN, why
 
     @contextlib.contextmanager
@@ -194,8 +196,8 @@ class Checkpoints:
             try:
                 before = git.snapshot()
             except Exception as exc:  # git failing must not stop the command: fall back to the scan
-                self._emit(ev.Notice(kind="warning", message=_("no snapshot before this command ({error})").format(
-                    error=exc)))
+                message = _("no snapshot before this command ({error})").format(error=exc)
+                self._emit(ev.Notice(kind="warning", message=message))
         start = scanning.scan(self.workspace) if before is None else None
         try:
             yield
@@ -216,7 +218,8 @@ class Checkpoints:
             changed = git.changed(before, after)
             old = git.blobs(before, changed[:MAX_COMMAND_PATHS])
         except (GitError, OSError) as exc:
-            self._emit(ev.Notice(kind="warning", message=_("no snapshot after this command ({error})").format(error=exc)))
+            self._emit(ev.Notice(kind="warning",
+                                 message=_("no snapshot after this command ({error})").format(error=exc)))
             return
         changes, kept = [], 0
         for rel in changed:
@@ -251,8 +254,8 @@ class Checkpoints:
         if not found.complete and not self._said_incomplete:
             self._said_incomplete = True
             self._emit(ev.Notice(kind="warning", message=_(
-                "the workspace has over {count:,} files and is not a git work tree: what commands change is only "
-                "partly tracked").format(count=scanning.MAX_SCAN_ENTRIES)))
+                "the workspace has over {count:,} files and is not a git work tree: what commands change is "
+                "only partly tracked").format(count=scanning.MAX_SCAN_ENTRIES)))
         if changes:
             self._add(Checkpoint(self.turn, "run_shell", sorted(changes, key=lambda c: c.path), command))
 
@@ -264,8 +267,9 @@ class Checkpoints:
                 try:
                     make_folder(found.scratch)
                 except OSError as exc:  # a full disk: this command is scanned instead; try again next time
-                    self._emit(ev.Notice(kind="warning", message=_("no snapshot before this command ({error})").format(
-                        error=f"{exc.strerror or exc}: {found.scratch}")))
+                    self._emit(ev.Notice(kind="warning", message=_(
+                        "no snapshot before this command ({error})").format(
+                            error=f"{exc.strerror or exc}: {found.scratch}")))
                     return None
             self._git = found
         return self._git or None

@@ -117,8 +117,8 @@ def load_servers(env_file: Path, workspace: Path, named: str = "",
         for name, entry in entries.items():
             if name in seen:
                 if from_workspace:
-                    loaded.notices.append(_("mcp: {path} also defines {name!r}; the user's entry is used").format(
-                        path=path, name=name))
+                    loaded.notices.append(_("mcp: {path} also defines {name!r}; the user's entry is used")
+                                          .format(path=path, name=name))
                 continue
             try:
                 server = parse_entry(name, entry, str(path), from_workspace, environ, workspace)
@@ -217,7 +217,8 @@ class _Expander:
             value = self.environ.get(match.group(1))
             if value is None:
                 if match.group(2) is None:
-                    raise ValueError(_("${{{name}}} is not set in the environment").format(name=match.group(1)))
+                    raise ValueError(_("${{{name}}} is not set in the environment").format(
+                        name=match.group(1)))
                 return match.group(2)
             return value
 

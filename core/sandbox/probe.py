@@ -70,7 +70,8 @@ def _windows(choice: str, network: str) -> SandboxInfo:
     failed = wintoken.works()
     if failed:
         return SandboxInfo("none", reason=failed)
-    return SandboxInfo("wintoken", 0, (N_("writes only in the workspace and temp folders (low integrity, unproven)"),
+    return SandboxInfo("wintoken", 0, (N_("writes only in the workspace and temp folders (low integrity, "
+                                          "unproven)"),
                                        N_("reads NOT limited: secrets readable"),
                                        N_("network NOT blocked") if network == "off" else N_("network on")))
 
@@ -78,13 +79,16 @@ def _windows(choice: str, network: str) -> SandboxInfo:
 def _channels() -> list[str]:
     """What the seccomp filter holds on every backend, or that this machine has none."""
     if seccomp.table() is None:
-        return [N_("Unix sockets, other processes' limits and inode flags NOT covered (no seccomp filter for this CPU)")]
-    return [N_("no Unix socket of the session"), N_("other processes' limits, priority and affinity out of reach")]
+        return [N_("Unix sockets, other processes' limits and inode flags NOT covered (no seccomp filter for "
+                   "this CPU)")]
+    return [N_("no Unix socket of the session"),
+            N_("other processes' limits, priority and affinity out of reach")]
 
 
 def _landlock_enforces(version: int, network: str) -> tuple[str, ...]:
     said = [N_("writes only in the workspace and its own temp folder"), N_("home folder read by allowlist"),
-            N_("the agent's /proc unreadable"), N_("no terminal"), *_channels(), N_("git hooks and config read-only")]
+            N_("the agent's /proc unreadable"), N_("no terminal"), *_channels(),
+            N_("git hooks and config read-only")]
     if mountns.available(own_pids=True):
         said.append(N_("own PID namespace"))
     else:
@@ -96,8 +100,8 @@ def _landlock_enforces(version: int, network: str) -> tuple[str, ...]:
     elif network == "proxied" and mountns.available(own_net=True):
         said.append(N_("network only through the agent's proxy (own network namespace)"))
     elif version >= 4:
-        said.append(N_("TCP only to the agent's proxy port (no network namespace here)") if network == "proxied"
-                    else N_("TCP off"))
+        said.append(N_("TCP only to the agent's proxy port (no network namespace here)")
+                    if network == "proxied" else N_("TCP off"))
     else:
         said.append(f"network NOT blocked (needs Landlock ABI 4, this kernel has {version})")
     return tuple(said)
@@ -107,5 +111,6 @@ def _bwrap_enforces(network: str) -> tuple[str, ...]:
     said = [N_("writes only in the workspace and its own temp folder"), N_("home folder read by allowlist"),
             N_("own PID and IPC namespaces"),
             N_("no terminal"), *_channels(), N_("git hooks and config read-only")]
-    shown = {"on": N_("network on"), "off": N_("network off"), "proxied": N_("network only through the agent's proxy")}
+    shown = {"on": N_("network on"), "off": N_("network off"),
+             "proxied": N_("network only through the agent's proxy")}
     return (*said, shown[network])

@@ -117,15 +117,16 @@ def no_language_set(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 @pytest.mark.parametrize(("argv", "dotenv", "environ", "language"), [
     ([], "", {}, "en"),  # no argument at all: a double-click
     ([], "DEEPSEEK_LANG=zh\n", {}, "zh"),
-    (["--plain"], "export DEEPSEEK_LANG='zh_CN'\n", {"LANG": "en_US.UTF-8"}, "zh"),  # above the locale, as every setting
+    (["--plain"], "export DEEPSEEK_LANG='zh_CN'\n", {"LANG": "en_US.UTF-8"}, "zh"),  # above the locale
     ([], "DEEPSEEK_LANG=zh\n", {"DEEPSEEK_LANG": "en"}, "en"),  # the environment wins over the .env
     ([], "DEEPSEEK_LANG=zh\n", {"DEEPSEEK_LANG": "", "LANG": "C"}, "en"),  # set empty: the .env's is off
     (["--lang", "en"], "DEEPSEEK_LANG=zh\n", {}, "en"),
     (["--lang=en"], "DEEPSEEK_LANG=zh\n", {}, "en"),
     ([], "", {"LANG": "zh_CN.UTF-8"}, "zh"),
 ])
-def test_the_language_is_read_from_the_dotenv_too(argv: list[str], dotenv: str, environ: dict[str, str], language: str,
-                                                 no_language_set: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_language_is_read_from_the_dotenv_too(argv: list[str], dotenv: str, environ: dict[str, str],
+                                                 language: str, no_language_set: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     import agent
 
     if dotenv:

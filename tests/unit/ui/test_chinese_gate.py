@@ -61,13 +61,15 @@ def _question(command: str, workspace: Path) -> tuple[str, str]:
         asked.append((what, why))
         return i18n._("the user said no")
 
-    ctx = ToolContext(workspace=Workspace(workspace), settings=make_settings("http://127.0.0.1:1", AGENT_SANDBOX="off"),
+    settings = make_settings("http://127.0.0.1:1", AGENT_SANDBOX="off")
+    ctx = ToolContext(workspace=Workspace(workspace), settings=settings,
                       emit=lambda event: None, approve=approve, cancel=Cancel(), call_id="c1", mode="ask")
     result = run_shell({"command": command}, ctx)
     assert result.status == "refused" and len(asked) == 1, result.output
     what, why = asked[0]
     request = ev.ApprovalRequested(id="ap-1", call_id="c1", tool="run_shell", action=what, reason=why,
-                                   cwd=str(workspace), decisions=[d.__dict__ for d in DECISIONS], command=command)
+                                   cwd=str(workspace), decisions=[d.__dict__ for d in DECISIONS],
+                                   command=command)
     stream = io.StringIO()
     TerminalApprover(stream, None).decide(request)
     return stream.getvalue(), result.output
@@ -97,17 +99,19 @@ def test_english_stays_the_default(command: str, _chinese: str, english_part: st
 
 @pytest.mark.parametrize("choice", ["auto", "bwrap", "off"])
 @pytest.mark.parametrize("network", ["proxied", "on", "off"])
-def test_the_sandbox_description_of_mode_is_chinese_but_for_names(choice: str, network: str, chinese: None) -> None:
+def test_the_sandbox_description_of_mode_is_chinese_but_for_names(choice: str, network: str,
+                                                                  chinese: None) -> None:
     described = probe(choice, network).describe()
     report = answer_text(ev.ModeChanged("1", "auto", False, ["auto", "ask", "yes"], described))
-    assert english_words(report, {"landlock", "bwrap", "none", "git", "Landlock", "Unix", "seccomp", "inode"}) == [], \
-        report
+    names = {"landlock", "bwrap", "none", "git", "Landlock", "Unix", "seccomp", "inode"}
+    assert english_words(report, names) == [], report
     i18n.use("en")  # and English is word for word what the sandbox says it enforces
     info = probe(choice, network)
     assert info.describe().endswith("; ".join(info.enforces) if info.active else f"({info.reason})")
 
 
-def test_the_network_question_is_chinese_but_for_names(chinese: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_network_question_is_chinese_but_for_names(chinese: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(approver, "read_line", lambda: "n")
     asked: list[tuple[str, str, str]] = []
 
@@ -117,8 +121,9 @@ def test_the_network_question_is_chinese_but_for_names(chinese: None, monkeypatc
 
     approval_ask(question, lambda host: None)("collector.example", 443)
     (what, why, rule), = asked
-    request = ev.ApprovalRequested(id="ap-1", call_id="c1", tool="run_shell", action=what, reason=why, cwd="/w",
-                                   decisions=[d.__dict__ for d in DECISIONS], kind="network", rule=rule)
+    request = ev.ApprovalRequested(id="ap-1", call_id="c1", tool="run_shell", action=what, reason=why,
+                                   cwd="/w", decisions=[d.__dict__ for d in DECISIONS], kind="network",
+                                   rule=rule)
     stream = io.StringIO()
     TerminalApprover(stream, None).decide(request)
     shown = stream.getvalue()

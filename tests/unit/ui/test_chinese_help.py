@@ -57,7 +57,8 @@ def test_prune_speaks_chinese_but_for_names(chinese: None, capsys: pytest.Captur
 
 @pytest.mark.parametrize(("parse", "headings"), [
     (agent.parse_args, ["options:"]), (prune_cli.main, ["positional arguments:", "options:", "examples:"])])
-def test_english_help_is_as_argparse_writes_it(parse: object, headings: list[str], monkeypatch: pytest.MonkeyPatch,
+def test_english_help_is_as_argparse_writes_it(parse: object, headings: list[str],
+                                               monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     text = _help(parse, capsys)
