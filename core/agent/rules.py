@@ -14,6 +14,7 @@ import os
 import threading
 from pathlib import Path
 
+from core.i18n import _
 from core.private import make_folder
 from core.tools.cmdline import PARSERS, Unparsed
 
@@ -64,7 +65,8 @@ class AllowRules:
                                           ensure_ascii=False, indent=1), encoding="utf-8")
                 os.replace(tmp, self.path)
             except OSError as exc:
-                return f"the rule holds for this run only: {self.path} could not be written ({exc.strerror or exc})"
+                return _("the rule holds for this run only: {path} could not be written ({error})").format(
+                    path=self.path, error=exc.strerror or exc)
         return None
 
     def allows(self, command: str, dialect: str) -> bool:

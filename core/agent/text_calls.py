@@ -17,6 +17,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from core.i18n import N_, _
 from core.provider.assembler import TurnResult
 from core.provider.errors import ApiError
 from core.session.items import AssistantMessage, FunctionCall
@@ -79,7 +80,8 @@ def recover_text_call(result: TurnResult, tools: list[dict[str, Any]]) -> str | 
         kept = [item for item in result.items if not isinstance(item, AssistantMessage)]
         result.items = [*kept, FunctionCall(f"call_text_{uuid.uuid4().hex[:12]}", call.name, call.arguments)]
         result.status, result.error = "ok", None
-        return f"the model wrote its call to {call.name} as text ({call.form}); running it as that call"
+        return _("the model wrote its call to {tool} as text ({form}); running it as that call").format(
+            tool=call.name, form=_(call.form))
     if reading.problem and not failed:
         result.status = "error"
         result.error = ApiError(reading.problem, kind="model_output")
@@ -115,7 +117,7 @@ def read_text_call(text: str, tools: list[dict[str, Any]]) -> Reading:
 def _whole_text_calls(body: str) -> tuple[str, list[tuple[str, Any]]] | None:
     """(form, calls) when the whole text is calls in one recognised form; None when it is not."""
     if _DS_BEGIN.match(body):
-        return "DeepSeek's tool-call tokens", _deepseek_calls(body)
+        return N_("DeepSeek's tool-call tokens"), _deepseek_calls(body)
     if body.startswith(_TAG_OPEN):
         found = _TAGGED.findall(body)
         if _TAGGED.sub("", body).strip():
@@ -123,16 +125,16 @@ def _whole_text_calls(body: str) -> tuple[str, list[tuple[str, Any]]] | None:
                 "the reply has <tool_call> tags with other text around them; a call written as "
                 "text is only run when it is the whole reply"
             )
-        return "<tool_call> tags", [
+        return N_("<tool_call> tags"), [
             _call_shape(value, "<tool_call> tags")
             for inner in found
             for value in _json_values(_unfenced(inner), "<tool_call> tags")
         ]
     fence = _FENCE.fullmatch(body)
     if fence is not None:
-        form, inner = "a fenced JSON block", fence.group(1)
+        form, inner = N_("a fenced JSON block"), fence.group(1)
     elif body[0] in "{[":
-        form, inner = "a JSON object", body
+        form, inner = N_("a JSON object"), body
     else:
         return None
     try:
