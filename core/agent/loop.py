@@ -137,7 +137,7 @@ class Agent:
         try:
             outcome = self._steps(cancel)
         except KeyboardInterrupt:  # a second Ctrl-C while the first was still stopping the turn
-            cancel.cancel("interrupted by the user (Ctrl-C)")
+            cancel.cancel(_("interrupted by the user (Ctrl-C)"))
             self._answer_open_calls()
             self.emit(ev.Aborted(reason=cancel.reason))
             outcome = Outcome("aborted")
@@ -422,8 +422,8 @@ def _overflowed(result: TurnResult) -> bool:
 
 def _incomplete_message(reason: str) -> str:
     if reason == "max_output_tokens":
-        return ("The model's answer was cut off at the output limit (DEEPSEEK_MAX_OUTPUT_TOKENS); "
-                "raise it or ask for a shorter answer.")
+        return _("The model's answer was cut off at the output limit (DEEPSEEK_MAX_OUTPUT_TOKENS); "
+                 "raise it or ask for a shorter answer.")
     if reason == "content_filter":
-        return "The provider's content filter stopped the answer."
-    return f"The answer is incomplete ({reason or 'no reason given'})."
+        return _("The provider's content filter stopped the answer.")
+    return _("The answer is incomplete ({reason}).").format(reason=reason or _("no reason given"))

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from core.cancel import Cancel
+from core.i18n import _
 
 CTRL_C_EVENT, CTRL_BREAK_EVENT = 0, 1  # Windows' console control events (signal has them only there)
 
@@ -46,7 +47,7 @@ class InterruptHandler:
         current = self._current
         if current is None or current.cancelled or self._prompting:
             return False
-        current.cancel("interrupted by the user (Ctrl-C)")
+        current.cancel(_("interrupted by the user (Ctrl-C)"))
         return True
 
     def _install_console_handler(self) -> None:
