@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from core.config import Settings, load_settings
+from core.network.session import SessionNetwork
 from core.protocol import Event, fields_of
 from core.session.journal import Journal
 
@@ -78,6 +79,23 @@ def _journals_closed(monkeypatch: pytest.MonkeyPatch) -> Any:
     yield
     for journal in opened.values():
         journal.close()
+
+
+@pytest.fixture(autouse=True)
+def _proxies_closed(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Stops every session proxy a test started and left running (agents built in a test never
+    close their session): each is a server thread, and dozens of them slow every later test."""
+    started: list[SessionNetwork] = []
+    original = SessionNetwork.proxy
+
+    def tracked(network: SessionNetwork) -> Any:
+        started.append(network)
+        return original(network)
+
+    monkeypatch.setattr(SessionNetwork, "proxy", tracked)
+    yield
+    for network in started:
+        network.close()
 
 
 # The tiers, one folder each under tests/: every test there carries its folder's marker.
