@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.config import Settings, load_settings
-from core.network.session import SessionNetwork
+from core.network.proxy import Proxy
 from core.protocol import Event, fields_of
 from core.session.journal import Journal
 
@@ -83,19 +83,20 @@ def _journals_closed(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 @pytest.fixture(autouse=True)
 def _proxies_closed(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Stops every session proxy a test started and left running (agents built in a test never
-    close their session): each is a server thread, and dozens of them slow every later test."""
-    started: list[SessionNetwork] = []
-    original = SessionNetwork.proxy
+    """Stops every network proxy a test started and left running (agents built in a test never
+    close their session, and tests of the proxy itself start many): each is a server thread, and
+    dozens of them slow every later test."""
+    started: list[Proxy] = []
+    original = Proxy.start
 
-    def tracked(network: SessionNetwork) -> Any:
-        started.append(network)
-        return original(network)
+    def tracked(proxy: Proxy) -> Any:
+        started.append(proxy)
+        return original(proxy)
 
-    monkeypatch.setattr(SessionNetwork, "proxy", tracked)
+    monkeypatch.setattr(Proxy, "start", tracked)
     yield
-    for network in started:
-        network.close()
+    for proxy in started:
+        proxy.close()
 
 
 # The tiers, one folder each under tests/: every test there carries its folder's marker.
