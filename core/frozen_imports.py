@@ -104,8 +104,8 @@ def extract(entry: PackedFile, data: bytes, root: Path) -> Path:
     temporary = folder / f".{entry.filename}.{os.getpid()}.part"  # the import lock keeps threads apart
     try:
         handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
-        with os.fdopen(handle, "wb") as out:
-            out.write(content)
+        with os.fdopen(handle, "wb") as extracted:
+            extracted.write(content)
         os.replace(temporary, path)
     except OSError:
         temporary.unlink(missing_ok=True)
