@@ -159,8 +159,11 @@ class Proxy:
         threading.Thread(target=accept, name="network-proxy-door", daemon=True).start()
 
     def start(self) -> Proxy:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="network-proxy", daemon=True)
-        self._thread.start()
+        """Serve on one thread; starting again is a no-op (a second loop would outlive `close`,
+        polling a closed socket)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._server.serve_forever, name="network-proxy", daemon=True)
+            self._thread.start()
         return self
 
     def close(self) -> None:

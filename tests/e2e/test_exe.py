@@ -202,20 +202,21 @@ def test_an_mcp_stdio_server_answers_the_exe(exe: Exe, tmp_path: Path, server: S
     workspace = tmp_path / "ws"
     workspace.mkdir()
     cache = tmp_path / "cache"  # where the exe writes its packed extension modules on first import
-    without = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin=b"hi", XDG_CACHE_HOME=str(cache))
+    caches = {"XDG_CACHE_HOME": str(cache), "LOCALAPPDATA": str(cache)}  # POSIX's name, Windows' name
+    without = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin=b"hi", **caches)
     assert without.returncode == 0, without.stderr.decode("utf-8", "replace")
     native = cache / "deepseek-agent" / "native"
     assert exe.wine or not list(native.rglob("_pydantic_core*")), "a session without MCP loaded pydantic"
     config = {"mcpServers": {"dict": {"command": python, "args": [script], "startupTimeout": 120}}}
     (app.path.parent / "mcp.json").write_text(json.dumps(config), encoding="utf-8")  # beside the .env
-    done = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin="查一下".encode(),
-                   XDG_CACHE_HOME=str(cache))
+    done = app.run(["--one", "--cwd", str(workspace)], tmp_path, stdin="查一下".encode(), **caches)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert "dict__lookup" in [tool["name"] for tool in server.requests[1]["tools"]]
     assert server.requests[2]["input"][-1]["output"] == "词典：猫 的意思是「你好，世界」"
     if not exe.wine:
         [extracted] = native.rglob("_pydantic_core*")
-        assert extracted.stat().st_mode & 0o777 == 0o600 and extracted.parent.stat().st_mode & 0o777 == 0o700
+        if sys.platform != "win32":
+            assert extracted.stat().st_mode & 0o777 == 0o600 and extracted.parent.stat().st_mode & 0o777 == 0o700
 
 
 def _archive(exe: Exe, *needles: str) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.agent_process import run_agent
+from tests.support.agent_process import native, run_agent
 from tests.support.event_schema import as_v1_reader_sees, event_validator, v1_validator
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
@@ -16,7 +16,7 @@ def test_every_line_of_real_one_shot_runs_validates(tmp_path: Path) -> None:
     script = [Reply(status=503, body=b"busy"),
               Reply(call_events([("run_shell", {"command": "rm -rf ~"}), ("read_file", {"path": "说明.md"})])),
               Reply(call_events([("write_file", {"path": "a.txt", "content": "你好\n"}),
-                                 ("run_shell", {"command": "cat a.txt"})])),
+                                 ("run_shell", {"command": native("cat a.txt", "type a.txt", "Get-Content a.txt")})])),
               Reply(text_events("完成 done", reasoning="想一想"))]
     lines: list[str] = []
     with ScriptedServer(script) as server:

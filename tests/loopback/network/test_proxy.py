@@ -4,6 +4,7 @@ Host names reach a stand-in upstream on 127.0.0.1 through the proxy's resolver h
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import http.server
 import os
@@ -347,7 +348,8 @@ def test_a_door_listener_handed_to_the_proxy_is_served_until_shut_down(upstream:
                 if allowed:
                     assert "upstream saw GET /crates/x" in _through_tunnel(sock, "/crates/x")
         address = door.getsockname()
-        door.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):  # Windows refuses to shut down a listening socket
+            door.shutdown(socket.SHUT_RDWR)
         door.close()
         with pytest.raises(OSError):
             socket.create_connection(address, timeout=5)
@@ -355,3 +357,15 @@ def test_a_door_listener_handed_to_the_proxy_is_served_until_shut_down(upstream:
         ("static.crates.io", True),
         ("evil.example", False),
     ]
+
+
+def test_a_proxy_started_twice_serves_on_one_thread_that_close_ends(upstream: _Upstream) -> None:
+    """`with _proxy(...)` starts it again: a second serving loop would outlive `close`, polling a
+    closed socket for the rest of the process."""
+    before = set(threading.enumerate())
+    with _proxy(upstream) as proxy:
+        proxy.start()
+        serving = [t for t in set(threading.enumerate()) - before if t.name == "network-proxy"]
+        assert len(serving) == 1
+    serving[0].join(timeout=5)
+    assert not serving[0].is_alive()

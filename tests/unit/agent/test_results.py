@@ -25,6 +25,7 @@ from core.session.items import (
 from core.tools import Tool, ToolContext, ToolResult, ToolRun, run_tool
 from core.tools.base import params
 from tests.conftest import TEST_KEY
+from tests.support.agent_process import native
 from tests.support.tools import tool_context
 
 CAP = 400  # tokens
@@ -131,11 +132,12 @@ def test_a_tool_that_declares_itself_checkpointed_runs_inside_a_checkpoint(tmp_p
 
 
 def test_run_shell_reports_what_pruning_made_of_its_output(tmp_path: Path) -> None:
-    call = FunctionCall("c1", "run_shell", json.dumps({"command": "seq 1 40000"}))
+    command = native("seq 1 40000", "for /L %i in (1,1,40000) do @echo %i", "1..40000")
+    call = FunctionCall("c1", "run_shell", json.dumps({"command": command}))
     ctx = tool_context(tmp_path, approve=True)
     ctx.result_chars = 2_000
     run = run_tool(call, ctx)
-    assert run.outcome.exit_code == 0 and run.outcome.command == "seq 1 40000"
+    assert run.outcome.exit_code == 0 and run.outcome.command == command
     assert run.outcome.pruned_from is not None and run.outcome.pruned_from > 200_000
     assert run.outcome.pruned_to == len(run.output) <= 2_000
     assert f"{run.outcome.pruned_from:,} → {run.outcome.pruned_to:,} chars" in run.output
