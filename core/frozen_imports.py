@@ -24,11 +24,15 @@ import importlib.util
 import marshal
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType, ModuleType
 
 INDEX_MODULE = "_deepseek_agent_packs"
+# How long the cache keeps a folder that the running build does not use and nothing wrote to: two
+# versions used side by side keep theirs; an upgraded one's go at the new one's first write.
+STALE_AFTER = 7 * 24 * 3600
 # The extension modules the finder itself loads (xz, SHA-256, and ctypes for the libraries), which
 # the exe must therefore keep unpacked, as PyInstaller's own loader keeps zlib and _struct.
 NEEDED_UNPACKED = ("zlib", "_struct", "_lzma", "_sha256", "_sha2", "_ctypes")
@@ -85,8 +89,34 @@ def _present(path: Path, entry: PackedFile) -> bool:
         return False
 
 
-def extract(entry: PackedFile, data: bytes, root: Path) -> Path:
-    """The extension's file under `root`, written first when missing or not what the build packed.
+def prune(root: Path, keep: set[str], now: float) -> None:
+    """Remove what other builds wrote to the cache and no longer use: each folder this exe does not
+    name and that nothing was written to for `STALE_AFTER`, and temporary files a crash left behind.
+    Run after this exe wrote a file (a new build's first use), so an ordinary start lists nothing; a
+    build still in use whose folder went writes it again. Only `os` calls: shutil's imports may be
+    packed extensions themselves. Whatever cannot be removed (a library another process has loaded, on
+    Windows) stays."""
+    try:
+        folders = [entry for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for folder in folders:
+        try:
+            files = list(os.scandir(folder.path))
+            stale = folder.name not in keep and now - folder.stat(follow_symlinks=False).st_mtime > STALE_AFTER
+            for file in files:
+                crashed = file.name.endswith(".part") and now - file.stat(follow_symlinks=False).st_mtime > 3600
+                if stale or crashed:
+                    os.unlink(file.path)
+            if stale:
+                os.rmdir(folder.path)
+        except OSError:
+            continue
+
+
+def extract(entry: PackedFile, data: bytes, root: Path, wrote: Callable[[], None] | None = None) -> Path:
+    """The extension's file under `root`, written first when missing or not what the build packed
+    (then `wrote` is called).
 
     The folder is named after the content hash, so two builds share a file only when it is the same
     file; it is written to a private temporary name and renamed into place, so a reader sees either
@@ -111,6 +141,9 @@ def extract(entry: PackedFile, data: bytes, root: Path) -> Path:
         temporary.unlink(missing_ok=True)
         if not _present(path, entry):  # on Windows a file another process has loaded cannot be replaced
             raise
+        return path
+    if wrote is not None:
+        wrote()
     return path
 
 
@@ -135,6 +168,7 @@ class PackedFinder:
         self.modules, self.extensions, self.files, self.roots = modules, extensions, files, roots
         self._streams: dict[str, bytes] = {}
         self._loaded: dict[str, Path] = {}
+        self._pruned: set[Path] = set()
 
     def _stream(self, pack: str) -> bytes:
         if pack not in self._streams:
@@ -158,6 +192,14 @@ class PackedFinder:
             return importlib.util.spec_from_file_location(fullname, where, loader=loader)
         return None
 
+    def _prune(self, root: Path) -> None:
+        """Once per process and folder: what other builds left there goes (`prune`)."""
+        if root not in self._pruned:
+            self._pruned.add(root)
+            import time
+
+            prune(root, {entry.sha256[:32] for entry in self.files.values()}, time.time())
+
     def _file(self, filename: str, library: bool) -> Path:
         """The file extracted, the libraries it needs extracted and loaded first."""
         if filename in self._loaded:
@@ -169,7 +211,7 @@ class PackedFinder:
         failures: list[str] = []
         for root in self.roots:  # the user's cache; where it cannot be written, this run's unpack folder
             try:
-                path = extract(entry, data, root)
+                path = extract(entry, data, root, wrote=lambda root=root: self._prune(root))
                 break
             except OSError as error:
                 failures.append(f"{root}: {error}")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from core.frozen_imports import INDEX_MODULE, PackedFile, PackedFinder, extract, install, sha256
+from core.frozen_imports import INDEX_MODULE, STALE_AFTER, PackedFile, PackedFinder, extract, install, sha256
 from hooks.packs import extension_module, pack
 
 SUFFIXES = importlib.machinery.EXTENSION_SUFFIXES
@@ -154,6 +154,56 @@ def test_an_unwritable_cache_falls_back_to_the_next_folder(tmp_path: Path) -> No
     finally:
         del sys.modules["pack"]
     assert path.parent.parent == tmp_path / "run" and path.read_bytes() == raw
+
+
+def _aged(path: Path, seconds: float) -> Path:
+    os.utime(path, (os.path.getmtime(path) - seconds,) * 2)
+    return path
+
+
+def _finder_file(finder: PackedFinder, filename: str, data: bytes) -> Path:
+    pack_module = type(sys)("pack")
+    pack_module.DATA = data
+    sys.modules["pack"] = pack_module
+    try:
+        return finder._file(filename, library=False)
+    finally:
+        del sys.modules["pack"]
+
+
+def test_a_new_build_s_first_write_prunes_what_older_builds_left(tmp_path: Path) -> None:
+    """Upgrades would fill the cache with every build's libraries: the first file a build writes
+    prunes folders it does not use that nothing wrote to for a week, and a crash's temporary files;
+    a folder in use by this build, a recent one (another version used side by side) and what cannot
+    be removed stay."""
+    cache = tmp_path / "cache"
+    raw, other = b"\x7fELF new build" * 100, b"\x7fELF kept" * 100
+    entry, data = _entry(raw, "_new.so")
+    kept, kept_data = _entry(other, "_kept.so")
+    in_use = extract(kept, kept_data, cache)
+    crashed, fresh_part = in_use.parent / "._kept.so.123.part", in_use.parent / "._kept.so.456.part"
+    for part in (crashed, fresh_part):
+        part.write_bytes(b"half")
+    _aged(crashed, 7200)
+    old = [cache / name for name in ("a" * 32, "b" * 32)]
+    for folder in old:
+        folder.mkdir()
+        (folder / "_old.so").write_bytes(b"old")
+    (old[1] / "busy").mkdir()  # what cannot be unlinked, as a loaded DLL on Windows
+    recent = cache / ("c" * 32)
+    recent.mkdir()
+    (recent / "_side.so").write_bytes(b"side by side")
+    for folder in (*old, in_use.parent):
+        _aged(folder, STALE_AFTER + 60)
+
+    finder = PackedFinder({}, {}, {"_new.so": entry, "_kept.so": kept}, [cache])
+    assert _finder_file(finder, "_kept.so", kept_data) == in_use  # present: nothing written, nothing pruned
+    assert old[0].exists() and crashed.exists()
+    path = _finder_file(finder, "_new.so", data)
+    assert path.read_bytes() == raw
+    assert not old[0].exists() and not crashed.exists()
+    assert in_use.exists() and fresh_part.exists() and (recent / "_side.so").exists()
+    assert (old[1] / "busy").exists() and not (old[1] / "_old.so").exists()
 
 
 def test_binaries_are_packed_with_the_packed_libraries_they_need(tmp_path: Path, importable: Path) -> None:
