@@ -11,6 +11,10 @@ the exe first when it is missing or stale (`./build.sh`). Three measures, median
   screen shows: the full-screen TUI's first frame, or the plain REPL where the TUI cannot start.
   `tmux + echo` is what tmux's own start and the polling cost, for scale.
 
+The three are measured again with a Chinese locale (`LANG=zh_CN.UTF-8`), where the message catalog
+is read. `--exe` twice compares two builds in one run (each named by the commit of its checkout):
+`--exe dist/deepseek-agent --exe ../old/dist/deepseek-agent`.
+
 `--wine` adds the same rows for Windows CPython under wine against the Windows exe (./build.sh
 --windows), whose figures say more about wine's unpacking than about real Windows.
 
@@ -91,6 +95,13 @@ def first_frame(command: list[str], env: dict[str, str], cwd: Path) -> float:
         raise SystemExit(f"{shlex.join(command)} showed nothing in 60 s")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True, check=False)
+
+
+def built_from(exe: Path) -> str:
+    """", built at <commit>" for an exe in a checkout's dist/ folder, so two builds compared are named."""
+    done = subprocess.run(["git", "-C", str(exe.parent.parent), "log", "-1", "--format=%h"], capture_output=True,
+                          text=True, check=False)
+    return f", built at {done.stdout.strip()}" if done.returncode == 0 and done.stdout.strip() else ""
 
 
 def build(*flags: str) -> Path:
@@ -186,10 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer([Reply(text_events("hello back"))]) as server:
         bench = Bench(args.runs, Path(tmp), server.url, columns)
         for name, exe in zip(columns[1:], exes, strict=True):
-            print(f"{name}: {exe} ({exe.stat().st_size / 1e6:.1f} MB)")
+            print(f"{name}: {exe} ({exe.stat().st_size / 1e6:.1f} MB{built_from(exe)})")
         print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}", flush=True)
         bench.baseline()
-        bench.compare("linux", [[sys.executable, str(ROOT / "agent.py")], *[[str(e)] for e in exes]], bench.env())
+        linux = [[sys.executable, str(ROOT / "agent.py")], *[[str(e)] for e in exes]]
+        bench.compare("linux", linux, bench.env())
+        bench.compare("linux zh_CN", linux, bench.env(LANG="zh_CN.UTF-8"))  # the catalog is read
         bench.first_use([[str(e)] for e in exes])
         if win_exe is not None:
             subprocess.run(["wineserver", "-p", "300"], env={**os.environ, "WINEPREFIX": str(WINEPREFIX)},
