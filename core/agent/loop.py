@@ -194,8 +194,8 @@ class Agent:
                 message, self._stuck = self._stuck, ""
                 self.emit(ev.Error(message=message, kind="stuck"))
                 return Outcome("error", result.text, step, ApiError(message, kind="stuck"))
-        message = (f"Stopped after {self.settings.max_steps} steps (AGENT_MAX_STEPS) before the task was finished; "
-                   "send another message to continue.")
+        message = _("Stopped after {count} steps (AGENT_MAX_STEPS) before the task was finished; send another "
+                    "message to continue.").format(count=self.settings.max_steps)
         self.emit(ev.Error(message=message, kind="step_limit"))
         return Outcome("step_limit", "", self.settings.max_steps, ApiError(message, kind="step_limit"))
 
