@@ -5,10 +5,12 @@ before."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.test_sessions import _reader
 from tests.support.agent_process import run_agent
 from tests.support.chinese_ui import CHINESE_LOCALE, english_words
 from tests.support.mcp_servers import HANG, write_config
@@ -103,3 +105,25 @@ def test_auto_mode_without_a_sandbox_says_why_in_the_chosen_language(tmp_path: P
         assert "the auto mode runs commands in a sandbox, and none works here (turned off); use --mode ask" in err
     else:
         assert err == "错误：auto 模式在沙箱中运行命令，而这里没有可用的沙箱（已关闭）；请使用 --mode ask 或 --yes", err
+
+
+@pytest.mark.parametrize("flags", [[], ["--lang", "en"]])
+def test_what_shaping_the_context_did_in_the_chosen_language(tmp_path: Path, flags: list[str]) -> None:
+    """Six long reads in a small working budget: the old turns are dropped with a summary, and the
+    person is told so."""
+    (tmp_path / "ws").mkdir()
+    for n in range(6):
+        (tmp_path / "ws" / f"f{n}.txt").write_text(f"file {n}: " + " ".join(f"w{n}{k}" for k in range(700)) + "\n")
+    with ScriptedServer(responder=_reader) as server:
+        done = run_agent(["--one", "task one", *flags], server.url, tmp_path,
+                         env={**CHINESE_LOCALE, "AGENT_WORKING_BUDGET": "6000", "DEEPSEEK_CONTEXT_WINDOW": "100000"})
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 0, err
+    notices = [line for line in err.splitlines() if line.startswith("! ")]
+    if flags:
+        assert any(re.match(r"! dropped \d+ old turns, summarised \([\d.]+k? tokens\)$", n) for n in notices), err
+        assert any(n.startswith("! still over the budget after shaping (") for n in notices), err
+    else:
+        assert any(re.match(r"! 丢弃了 \d+ 个旧轮次，并已总结（[\d.]+k? 个词元）$", n) for n in notices), err
+        assert any(n.startswith("! 整理之后仍超出预算（") for n in notices), err
+        assert english_words("\n".join(notices)) == [], notices
