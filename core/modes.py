@@ -28,8 +28,8 @@ def resolve_mode(settings: Settings) -> str:
     where no sandbox works is a ConfigError that says why there is none."""
     sandbox = probe(settings.sandbox, settings.network)
     if settings.mode == AUTO and not sandbox.active:
-        raise ConfigError(_("the auto mode runs commands in a sandbox, and none works here ({reason}); use --mode "
-                            "ask, or --yes").format(reason=_(sandbox.reason)))
+        raise ConfigError(_("the auto mode runs commands in a sandbox, and none works here ({reason}); use "
+                            "--mode ask, or --yes").format(reason=_(sandbox.reason)))
     # The Windows token keeps writes in but reads and the network open: it is not enough to run
     # commands unasked by default, only when the user asks for auto.
     return settings.mode or default_mode(sandbox.active and sandbox.backend != "wintoken", yes=False)

@@ -194,8 +194,8 @@ class Agent:
                 message, self._stuck = self._stuck, ""
                 self.emit(ev.Error(message=message, kind="stuck"))
                 return Outcome("error", result.text, step, ApiError(message, kind="stuck"))
-        message = _("Stopped after {count} steps (AGENT_MAX_STEPS) before the task was finished; send another "
-                    "message to continue.").format(count=self.settings.max_steps)
+        message = _("Stopped after {count} steps (AGENT_MAX_STEPS) before the task was finished; send "
+                    "another message to continue.").format(count=self.settings.max_steps)
         self.emit(ev.Error(message=message, kind="step_limit"))
         return Outcome("step_limit", "", self.settings.max_steps, ApiError(message, kind="step_limit"))
 
@@ -247,7 +247,8 @@ class Agent:
             result.error.message = _(
                 "The conversation no longer fits the model's context window, even after shaping it as far as "
                 "it goes ({problem}). Nothing was lost: the whole transcript is in the session journal. Try "
-                "/compact, or continue in a new session with a short recap.").format(problem=result.error.message)
+                "/compact, or continue in a new session with a short recap.").format(
+                    problem=result.error.message)
         return result
 
     def _offer_mcp_tools(self, cancel: Cancel) -> None:

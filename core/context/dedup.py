@@ -23,4 +23,6 @@ def supersede_rereads(p: Pass) -> Action | None:
         assert isinstance(item, FunctionCallOutput)
         saved += p.replace(old, FunctionCallOutput(item.call_id, superseded(item.outcome), item.outcome))
         count += 1
-    return Action(_("replaced {count} re-read file results with pointers").format(count=count), saved) if count else None
+    if not count:
+        return None
+    return Action(_("replaced {count} re-read file results with pointers").format(count=count), saved)

@@ -194,8 +194,8 @@ class ContextManager:
         return [action for action in actions if action]
 
     def _shaped(self, items: list[Item], total: int, actions: list[Action]) -> Shaped:
-        notices = [_("{action} ({tokens} tokens)").format(action=a.what, tokens=self._k(a.saved)) if a.saved > 0
-                   else a.what for a in actions]
+        notices = [_("{action} ({tokens} tokens)").format(action=a.what, tokens=self._k(a.saved))
+                   if a.saved > 0 else a.what for a in actions]
         return Shaped(
             self._plan.build(items, self._index), self.calibration.scale(total), self.budget, notices, total
         )

@@ -128,10 +128,10 @@ class McpTools:
                         start=shown[:SHOWN_ARGUMENTS], count=len(shown) - SHOWN_ARGUMENTS)
                 refusal = ctx.approve(_("MCP server {server}, tool {tool}, arguments {arguments}").format(
                     server=mcp_tool.server, tool=mcp_tool.name, arguments=shown), why)
-                if refusal is not None:  # a refusal carries the reason the person was shown, in their language
-                    return ToolResult(_("refused: {why}, so it needs the user's yes, and it was not given ({refusal}). "
-                                        "Use a read-only tool, or ask the user to allow this one.").format(
-                                            why=why, refusal=refusal),
+                if refusal is not None:  # it carries the reason the person was shown, in their language
+                    return ToolResult(_("refused: {why}, so it needs the user's yes, and it was not given "
+                                        "({refusal}). Use a read-only tool, or ask the user to allow this "
+                                        "one.").format(why=why, refusal=refusal),
                                       status="refused", outcome=ToolOutcome(server=mcp_tool.server))
             try:
                 result = self.manager.call(mcp_tool.server, mcp_tool.name, args, ctx.cancel)

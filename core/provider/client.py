@@ -134,21 +134,22 @@ class ResponsesClient:
                     return error
                 return self._consume(response, assembler, emit, cancel, started)
         except EventTooLarge as exc:
-            return ApiError(_("The stream broke: {problem}; the turn was stopped").format(problem=exc), kind="stream")
+            return ApiError(_("The stream broke: {problem}; the turn was stopped").format(problem=exc),
+                            kind="stream")
         except httpx.TimeoutException as exc:
             if cancel.cancelled:
                 return None
             if isinstance(exc, httpx.ConnectTimeout):
                 return from_connect(exc, self.settings)
-            return ApiError(_("The server did not answer in time ({problem})").format(problem=type(exc).__name__),
-                            kind="network", retryable=True)
+            return ApiError(_("The server did not answer in time ({problem})").format(
+                problem=type(exc).__name__), kind="network", retryable=True)
         except httpx.TransportError as exc:
             if cancel.cancelled:
                 return None
             if isinstance(exc, httpx.ConnectError):  # not yet connected: the cause decides (core.provider.errors)
                 return from_connect(exc, self.settings)
-            return ApiError(_("The connection failed ({problem})").format(problem=_describe(exc)), kind="network",
-                            retryable=True)
+            return ApiError(_("The connection failed ({problem})").format(problem=_describe(exc)),
+                            kind="network", retryable=True)
         except httpx.StreamError as exc:
             if cancel.cancelled:
                 return None
@@ -193,8 +194,8 @@ class ResponsesClient:
                 return None
             # Keep-alive comments are not progress: a server that only sends them is stuck.
             if time.monotonic() - last_event > idle:
-                return ApiError(_("No progress from the server for {seconds:.0f} s (only keep-alives)").format(
-                    seconds=idle), kind="network", retryable=True)
+                return ApiError(_("No progress from the server for {seconds:.0f} s (only keep-alives)")
+                                .format(seconds=idle), kind="network", retryable=True)
         if handle(decoder.flush()):
             return self._terminal_error(assembler)
         if cancel.cancelled:

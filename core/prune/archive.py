@@ -111,8 +111,8 @@ class ArchiveWriter:
             action(*args)
             return True
         except OSError as exc:
-            self._stop(Deferred(N_("{id} could not be written ({problem}); the rest of its output is not kept"),
-                                id=self.archive_id, problem=exc.strerror or str(exc)))
+            self._stop(Deferred(N_("{id} could not be written ({problem}); the rest of its output is not "
+                                   "kept"), id=self.archive_id, problem=exc.strerror or str(exc)))
             return False
 
     def _stop(self, why: Deferred) -> None:
@@ -128,7 +128,8 @@ class ArchiveWriter:
             pass
 
     def _say(self, notice: Deferred) -> None:
-        self.notice = Deferred(N_("{earlier}; {later}"), earlier=self.notice, later=notice) if self.notice else notice
+        self.notice = (Deferred(N_("{earlier}; {later}"), earlier=self.notice, later=notice) if self.notice
+                       else notice)
 
     def _redacted(self, data: bytes) -> bytes:
         assert self.archive.redact is not None

@@ -46,7 +46,8 @@ def probe(choice: str = "auto", network: bool | str = True) -> SandboxInfo:
     if choice == "wintoken":
         return SandboxInfo("none", reason=N_("the low-integrity token sandbox is Windows'"))
     if not sys.platform.startswith("linux"):
-        return SandboxInfo("none", reason=Deferred(N_("no kernel sandbox on {platform} yet"), platform=sys.platform))
+        return SandboxInfo("none", reason=Deferred(N_("no kernel sandbox on {platform} yet"),
+                                                   platform=sys.platform))
     version = landlock.abi()
     if choice in ("auto", "landlock") and version >= 1:
         return SandboxInfo("landlock", version, _landlock_enforces(version, network))
@@ -64,9 +65,9 @@ def _windows(choice: str, network: str) -> SandboxInfo:
     not proven on real Windows yet, so the default stays none (and the mode `ask`)."""
     if choice != "wintoken":
         if choice in ("landlock", "bwrap"):
-            return SandboxInfo("none", reason=Deferred(N_("{backend} is Linux's; the Windows sandbox (a low-integrity "
-                                                          "token) is unproven; AGENT_SANDBOX=wintoken tries it"),
-                                                       backend=choice))
+            unproven = N_("{backend} is Linux's; the Windows sandbox (a low-integrity token) is unproven; "
+                          "AGENT_SANDBOX=wintoken tries it")
+            return SandboxInfo("none", reason=Deferred(unproven, backend=choice))
         return SandboxInfo("none", reason=N_("the Windows sandbox (a low-integrity token) is unproven; "
                                              "AGENT_SANDBOX=wintoken tries it"))
     from core.sandbox import wintoken
@@ -107,8 +108,8 @@ def _landlock_enforces(version: int, network: str) -> tuple[str, ...]:
         said.append(N_("TCP only to the agent's proxy port (no network namespace here)")
                     if network == "proxied" else N_("TCP off"))
     else:
-        said.append(Deferred(N_("network NOT blocked (needs Landlock ABI {needed}, this kernel has {version})"),
-                             needed=4, version=version))
+        said.append(Deferred(N_("network NOT blocked (needs Landlock ABI {needed}, this kernel has "
+                                "{version})"), needed=4, version=version))
     return tuple(said)
 
 

@@ -285,7 +285,8 @@ def works() -> str:
             child.kill()
         landed = (outside / "probe").exists(), (inside / "probe").exists()
     except (OSError, subprocess.SubprocessError) as error:
-        return Deferred(N_("a low-integrity command could not be started here: {problem}"), problem=str(error))
+        return Deferred(N_("a low-integrity command could not be started here: {problem}"),
+                        problem=str(error))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if landed[0]:

@@ -37,8 +37,8 @@ class FileLock:
         except OSError:
             holder = _read_note(fd)
             os.close(fd)
-            raise Locked(_("{what} is open in another deepseek-agent ({holder}); close it there first").format(
-                what=what, holder=holder or _("holder unknown"))) from None
+            raise Locked(_("{what} is open in another deepseek-agent ({holder}); close it there first")
+                         .format(what=what, holder=holder or _("holder unknown"))) from None
         note = (f"pid {os.getpid()} on {socket.gethostname()}, since "
                 f"{datetime.datetime.now().isoformat(sep=' ', timespec='seconds')}").encode()
         os.lseek(fd, 0, os.SEEK_SET)

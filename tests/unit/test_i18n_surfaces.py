@@ -161,8 +161,9 @@ def test_run_shell_tells_the_person_in_their_language_and_the_model_in_english(t
     workspace = tmp_path / "ws"
     workspace.mkdir()
     events: list[ev.Event] = []
-    ctx = ToolContext(workspace=Workspace(workspace), settings=make_settings("http://127.0.0.1:1", AGENT_SANDBOX="off"),
-                      emit=events.append, approve=lambda what, why: None, cancel=Cancel(), call_id="c1", mode="yes",
+    settings = make_settings("http://127.0.0.1:1", AGENT_SANDBOX="off")
+    ctx = ToolContext(workspace=Workspace(workspace), settings=settings, emit=events.append,
+                      approve=lambda what, why: None, cancel=Cancel(), call_id="c1", mode="yes",
                       archive=_archive(tmp_path, 4096, 3000))
     result = run_shell({"command": "head -c 3000 /dev/zero | tr '\\0' y"}, ctx)
     english = "dropped out-1 (3 KB) to stay under the 4 KB archive cap"
@@ -189,7 +190,8 @@ def _unproven_wintoken(monkeypatch: pytest.MonkeyPatch) -> SandboxInfo:
 
 
 SANDBOX = {  # → (the English, the Chinese, the values' own words)
-    "another platform": (_another_platform, "no kernel sandbox on freebsd14 yet", "无（freebsd14 上还没有内核沙箱）", {"freebsd"}),
+    "another platform": (_another_platform, "no kernel sandbox on freebsd14 yet", "无（freebsd14 上还没有内核沙箱）",
+                         {"freebsd"}),
     "a Linux backend on Windows": (lambda mp: _windows("bwrap", "on"),
                                    "bwrap is Linux's; the Windows sandbox (a low-integrity token) is unproven; "
                                    "AGENT_SANDBOX=wintoken tries it",
@@ -242,8 +244,9 @@ MCP = {  # a failure → (the English, the Chinese, the values' own words)
                        "failed: cannot connect to https://mcp.example/mcp: All connection attempts failed",
                        "失败：无法连接到 https://mcp.example/mcp：All connection attempts failed",
                        {"All", "connection", "attempts", "failed", "https"}),
-    "protocol error": (lambda: _describe(MCPError("Method not found"), STDIO), "failed: protocol error: Method not found",
-                       "失败：协议错误：Method not found", {"Method", "not", "found"}),
+    "protocol error": (lambda: _describe(MCPError("Method not found"), STDIO),
+                       "failed: protocol error: Method not found", "失败：协议错误：Method not found",
+                       {"Method", "not", "found"}),
     "in a group": (lambda: _describe(_group(PermissionError(13, "Permission denied")), STDIO),
                    "failed: cannot start it: Permission denied", "失败：无法启动它：Permission denied",
                    {"Permission", "denied"}),
@@ -265,5 +268,7 @@ def test_an_mcp_failure_in_the_users_language_with_the_servers_words_kept(case: 
 
 
 def test_a_restarting_server_in_the_users_language() -> None:
-    view = ServerView("dict", RESTARTING, N_("it stopped unexpectedly; restarting it"), "stdio", "mcp.json", [], False)
-    assert both(lambda: state_line(view)) == ("restarting: it stopped unexpectedly; restarting it", "正在重启：它意外停止了；正在重启")
+    view = ServerView("dict", RESTARTING, N_("it stopped unexpectedly; restarting it"), "stdio", "mcp.json", [],
+                      False)
+    assert both(lambda: state_line(view)) == ("restarting: it stopped unexpectedly; restarting it",
+                                              "正在重启：它意外停止了；正在重启")
