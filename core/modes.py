@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from core.config import ConfigError, Settings
+from core.i18n import _
 from core.sandbox import probe
 
 AUTO, ASK, YES = "auto", "ask", "yes"
@@ -27,8 +28,8 @@ def resolve_mode(settings: Settings) -> str:
     where no sandbox works is a ConfigError that says why there is none."""
     sandbox = probe(settings.sandbox, settings.network)
     if settings.mode == AUTO and not sandbox.active:
-        raise ConfigError(f"the auto mode runs commands in a sandbox, and none works here ({sandbox.reason}); "
-                          "use --mode ask, or --yes")
+        raise ConfigError(_("the auto mode runs commands in a sandbox, and none works here ({reason}); use "
+                            "--mode ask, or --yes").format(reason=_(sandbox.reason)))
     # The Windows token keeps writes in but reads and the network open: it is not enough to run
     # commands unasked by default, only when the user asks for auto.
     return settings.mode or default_mode(sandbox.active and sandbox.backend != "wintoken", yes=False)

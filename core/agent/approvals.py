@@ -301,7 +301,7 @@ class Approvals:
 
             def interrupted() -> None:
                 nonlocal by
-                if self.answer(request_id, "deny", "the turn was interrupted"):
+                if self.answer(request_id, "deny", _("the turn was interrupted")):
                     by = "interrupt"
 
             with cancel.on_cancel(interrupted):
@@ -321,8 +321,8 @@ class Approvals:
         if pending.decision in ("once", "session", "workspace"):
             return None
         if pending.decision == "deny_reason" and pending.reason:
-            return f"the user said no: {pending.reason}"
-        return pending.reason or "the user said no"
+            return _("the user said no: {reason}").format(reason=pending.reason)
+        return pending.reason or _("the user said no")
 
     def _refusal(self, kind: str, rule: str | None) -> str:
         """Why nobody could say yes, and how the user can allow it next time."""

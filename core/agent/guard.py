@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.context.placeholders import LEDGER_MARK, SUMMARY_MARK
+from core.i18n import _
 from core.provider.assembler import TurnResult
 from core.session.items import FunctionCall, FunctionCallOutput
 
@@ -58,10 +59,10 @@ class Guard:
         self.unreadable = 0
 
     def unreadable_stop(self, result: TurnResult) -> str:
-        reason = result.error.message if result.error is not None else "no reason given"
-        return (f"Stopped: the model's reply could not be read as a tool call {self.unreadable} times in a row, "
-                f"even after being told how a call must look (last: {reason}). This model may be too weak for "
-                "tool calls; try a stronger one.")
+        reason = result.error.message if result.error is not None else _("no reason given")
+        return _("Stopped: the model's reply could not be read as a tool call {count} times in a row, even "
+                 "after being told how a call must look (last: {reason}). This model may be too weak for tool "
+                 "calls; try a stronger one.").format(count=self.unreadable, reason=reason)
 
     def replayed(self, call: FunctionCall) -> str | None:
         """A warning for the call's result when its arguments replay a placeholder, or None."""
@@ -75,13 +76,13 @@ class Guard:
         """Why the task must stop after this step, or "" to go on. Progress is a result not seen
         before in this task: a file changed by a tool says so in a result of its own."""
         if self.replays > REPLAYS_ALLOWED:
-            return (f"Stopped: the model replayed the agent's own placeholder texts ('same output as …') "
-                    f"{self.replays} times instead of working on the task.")
+            return _("Stopped: the model replayed the agent's own placeholder texts ('same output as …') "
+                     "{count} times instead of working on the task.").format(count=self.replays)
         marks = {o.outcome.fingerprint for o in outputs}
         new = bool(marks - self.seen)
         self.seen |= marks
         self.idle = 0 if new else self.idle + 1
         if self.idle >= IDLE_STEPS:
-            return (f"Stopped: {self.idle} steps in a row changed no file and showed nothing new; the model is "
-                    "going round in circles. Give it a hint or change the task.")
+            return _("Stopped: {count} steps in a row changed no file and showed nothing new; the model is "
+                     "going round in circles. Give it a hint or change the task.").format(count=self.idle)
         return ""

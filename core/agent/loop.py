@@ -165,7 +165,7 @@ class Agent:
                 self.emit(ev.Aborted(reason=cancel.reason or "interrupted"))
                 return Outcome("aborted", result.text, step, result.error)
             if result.status == "error":
-                error = result.error or ApiError("the response failed", kind="server")
+                error = result.error or ApiError(_("the response failed"), kind="server")
                 correction = guard.correction(result, [tool["name"] for tool in self.tools])
                 if correction is not None:  # an unreadable answer: ask again, telling the model why
                     self.emit(ev.Notice(kind="retry", message=_(
@@ -194,8 +194,8 @@ class Agent:
                 message, self._stuck = self._stuck, ""
                 self.emit(ev.Error(message=message, kind="stuck"))
                 return Outcome("error", result.text, step, ApiError(message, kind="stuck"))
-        message = (f"Stopped after {self.settings.max_steps} steps (AGENT_MAX_STEPS) before the task was finished; "
-                   "send another message to continue.")
+        message = _("Stopped after {count} steps (AGENT_MAX_STEPS) before the task was finished; send "
+                    "another message to continue.").format(count=self.settings.max_steps)
         self.emit(ev.Error(message=message, kind="step_limit"))
         return Outcome("step_limit", "", self.settings.max_steps, ApiError(message, kind="step_limit"))
 
@@ -244,10 +244,11 @@ class Agent:
         self._shaped = self._shape(force=True)
         result = self.client.stream(self._body([*self._shaped.items, *extra]), self.emit, cancel)
         if _overflowed(result) and result.error is not None:
-            result.error.message = (
+            result.error.message = _(
                 "The conversation no longer fits the model's context window, even after shaping it as far as "
-                f"it goes ({result.error.message}). Nothing was lost: the whole transcript is in the session "
-                "journal. Try /compact, or continue in a new session with a short recap.")
+                "it goes ({problem}). Nothing was lost: the whole transcript is in the session journal. Try "
+                "/compact, or continue in a new session with a short recap.").format(
+                    problem=result.error.message)
         return result
 
     def _offer_mcp_tools(self, cancel: Cancel) -> None:
@@ -282,7 +283,8 @@ class Agent:
             self.emit(ev.CompactionDone(status="aborted", **usage, message="interrupted"))
             raise CompactionCancelled(self._cancel.reason or "interrupted")
         if result.status != "ok" or not result.text.strip():
-            message = result.error.message if result.error else f"the summary came back {result.status}"
+            message = result.error.message if result.error else _("the summary came back {status}").format(
+                status=result.status)
             self.emit(ev.CompactionDone(status="error", **usage, message=message))
             raise RuntimeError(message)
         if result.usage is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+from ..i18n import _
 from ..session.items import FunctionCall, FunctionCallOutput
 from .calls import arguments
 from .placeholders import cleared
@@ -47,4 +48,4 @@ def clear_old_results(p: Pass, min_tokens: int) -> Action | None:
         if text is not None:
             saved += p.replace(i, FunctionCallOutput(item.call_id, text, item.outcome))
             count += 1
-    return Action(f"cleared {count} old tool results", saved) if count else None
+    return Action(_("cleared {count} old tool results").format(count=count), saved) if count else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..i18n import _
 from ..session.items import Item, Summary
 from .cap import cut_middle
 from .placeholders import SUMMARY_MARK
@@ -59,12 +60,13 @@ class Compactor:
         try:
             text = self._summarize(items).strip()
             if not text:
-                raise ValueError("the summary came back empty")
+                raise ValueError(_("the summary came back empty"))
         except CompactionCancelled:
             raise
         except Exception as exc:  # the summariser talks to a model: anything may go wrong
             self.failures = min(self.failures + 1, MAX_FAILURES)  # /compact may try on after that
-            return None, f"compaction failed ({self.failures}/{MAX_FAILURES}): {exc}"
+            return None, _("compaction failed ({count}/{most}): {problem}").format(
+                count=self.failures, most=MAX_FAILURES, problem=exc)
         summary = Summary(
             f"{SUMMARY_MARK}\n{cut_middle(text, max_tokens, 'summary cut to fit')}"
         )

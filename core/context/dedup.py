@@ -7,6 +7,7 @@ between (the index records which reads qualify as they arrive).
 
 from __future__ import annotations
 
+from ..i18n import _
 from ..session.items import FunctionCallOutput
 from .placeholders import superseded
 from .plan import Action, Pass
@@ -22,4 +23,6 @@ def supersede_rereads(p: Pass) -> Action | None:
         assert isinstance(item, FunctionCallOutput)
         saved += p.replace(old, FunctionCallOutput(item.call_id, superseded(item.outcome), item.outcome))
         count += 1
-    return Action(f"replaced {count} re-read file results with pointers", saved) if count else None
+    if not count:
+        return None
+    return Action(_("replaced {count} re-read file results with pointers").format(count=count), saved)

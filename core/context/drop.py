@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+from ..i18n import _
 from ..session.items import Item
 from .compact import MAX_FAILURES, CompactionCancelled, Compactor
 from .ledger import build_ledger
@@ -44,31 +45,31 @@ def drop_old_turns(
     turns = bisect_left(starts, boundary) - bisect_left(starts, old)
     if turns <= 0:
         return None
-    kept = "nothing changed" if manual else "kept the turns"
-    summary, how = p.plan.head.summary, ""
+    kept = _("{problem}; nothing changed") if manual else _("{problem}; kept the turns")
+    summary, dropped, note = p.plan.head.summary, _("dropped {turns} old turns"), ""
     if compactor is None:
         if manual:
-            return Action("nothing compacted: no summariser", 0)
+            return Action(_("nothing compacted: no summariser"), 0)
     elif compactor.exhausted and not manual:
-        how = f" (no summary: compaction gave up after {MAX_FAILURES} failures)"
+        dropped = _("dropped {turns} old turns (no summary: compaction gave up after {most} failures)")
     else:
         try:
             made, note = compactor.summarize((old, boundary), _span(p, boundary), summary_cap)
         except CompactionCancelled:
-            return Action(f"compaction cancelled; {kept}", 0)
+            return Action(kept.format(problem=_("compaction cancelled")), 0)
         if made:
-            summary, how = (made, item_tokens(made)), ", summarised"
+            summary, dropped = (made, item_tokens(made)), _("dropped {turns} old turns, summarised")
         elif manual or not (forced or compactor.exhausted):
-            return Action(f"{note}; {kept}", 0)
+            return Action(kept.format(problem=note), 0)
         else:
-            how = f" (no summary: {note})"
+            dropped = _("dropped {turns} old turns (no summary: {problem})")
     ledger = build_ledger(p.items, p.index)
     before = p.total
     p.plan.advance(
         p.index, boundary, Head(pin_users(p, boundary, user_cap), summary, (ledger, item_tokens(ledger)))
     )
     p.recount()
-    return Action(f"dropped {turns} old turns{how}", before - p.total)
+    return Action(dropped.format(turns=turns, most=MAX_FAILURES, problem=note), before - p.total)
 
 
 def _span(p: Pass, boundary: int) -> list[Item]:

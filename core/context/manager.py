@@ -14,6 +14,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
+from ..i18n import _
 from ..session.items import FunctionCallOutput, Item, UserMessage
 from .breakdown import breakdown
 from .clear import clear_old_results, results_can_reach_goal
@@ -188,11 +189,13 @@ class ContextManager:
             )
         budget = self.calibration.unscale(self.budget)
         if p.total > budget:
-            actions.append(Action(f"still over the budget after shaping ({self._k(p.total)} tokens)", 0))
+            actions.append(Action(_("still over the budget after shaping ({tokens} tokens)").format(
+                tokens=self._k(p.total)), 0))
         return [action for action in actions if action]
 
     def _shaped(self, items: list[Item], total: int, actions: list[Action]) -> Shaped:
-        notices = [a.what + (f" ({self._k(a.saved)} tokens)" if a.saved > 0 else "") for a in actions]
+        notices = [_("{action} ({tokens} tokens)").format(action=a.what, tokens=self._k(a.saved))
+                   if a.saved > 0 else a.what for a in actions]
         return Shaped(
             self._plan.build(items, self._index), self.calibration.scale(total), self.budget, notices, total
         )

@@ -1,7 +1,8 @@
 """The interface's language: English source strings, translated through a gettext catalog.
 
 `_()` translates a message now, `N_()` only marks one that is kept in a table and translated where it
-is shown, `ngettext()` picks a plural. The language is English until `use()` names another; only then
+is shown, `ngettext()` picks a plural; a `Deferred` is a message with values, kept in English and
+translated by `_()` where it is shown. The language is English until `use()` names another; only then
 is a catalog read, so an English run (and `--version`) never opens one. The catalogs are compiled
 `.mo` files beside this module (`compile_catalog.py` writes them from the `.po` sources).
 """
@@ -45,8 +46,26 @@ def language() -> str:
     return str(_state["language"])
 
 
+class Deferred(str):
+    """A message with values, kept as its English text for what reads it as data (the model, the
+    journal, `--json`, an f-string), that `_()` shows in the interface's language: its source (marked
+    with N_()) and its fields are kept beside the text, and a field that is itself a Deferred is
+    translated with it."""
+
+    msgid: str
+    fields: dict[str, object]
+
+    def __new__(cls, msgid: str, **fields: object) -> Deferred:
+        made = super().__new__(cls, msgid.format(**fields))
+        made.msgid, made.fields = msgid, fields
+        return made
+
+
 def _(message: str) -> str:
     """`message` in the interface's language ("" stays "": gettext would give the catalog's header)."""
+    if isinstance(message, Deferred):
+        return _(message.msgid).format(**{name: _(value) if isinstance(value, Deferred) else value
+                                          for name, value in message.fields.items()})
     return _catalog().gettext(message) if message else message
 
 

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from core.i18n import _
 from core.mcp.config import ServerConfig
 from core.private import make_folder
 
@@ -68,5 +69,6 @@ class ConsentStore:
                 temp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
                 os.replace(temp, self.path)
             except OSError as exc:
-                return f"it holds for this run only: {self.path} could not be written ({exc.strerror or exc})"
+                return _("it holds for this run only: {path} could not be written ({problem})").format(
+                    path=self.path, problem=exc.strerror or exc)
         return None

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 from core import __version__
 from core.cancel import Cancel
-from core.i18n import N_, _, ngettext
+from core.i18n import N_, Deferred, _, ngettext
 from core.mcp.config import ServerConfig
 from core.mcp.sdk import load_client
 
@@ -168,7 +168,7 @@ class McpManager:
         if entry.state == WAITING:
             return _("{name} has not been allowed to start (it comes from the workspace's .mcp.json).").format(name=name)
         if not self._ensure_loop():
-            return _("Cannot restart {name}: {problem}").format(name=name, problem=self._loop_error)
+            return _("Cannot restart {name}: {problem}").format(name=name, problem=_(self._loop_error))
         entry.settled.clear()
         entry.auto_restarts = 0
         if entry.running:
@@ -219,7 +219,7 @@ class McpManager:
 
             load_client()  # the SDK, imported here and only when needed
         except ImportError as exc:
-            self._loop_error = f"the MCP client is not available ({exc})"
+            self._loop_error = Deferred(N_("the MCP client is not available ({problem})"), problem=str(exc))
             with self._lock:
                 queued, self._queued = self._queued, []
             for server in queued:
@@ -249,20 +249,20 @@ class McpManager:
         try:
             while not server.stopping:
                 server.restart_asked = False
-                ended = await self._attempt(server)
+                ended, why = await self._attempt(server)
                 if server.stopping:
                     break
                 if server.restart_asked:
                     continue
-                if ended.startswith("error:"):
-                    server.state, server.reason = FAILED, ended.removeprefix("error:")
+                if ended == "error":
+                    server.state, server.reason = FAILED, why
                     break
                 # It died while ready: once it comes back, twice it stays down.
                 if server.auto_restarts >= 1:
-                    server.state, server.reason = FAILED, "stopped unexpectedly again after a restart"
+                    server.state, server.reason = FAILED, N_("stopped unexpectedly again after a restart")
                     break
                 server.auto_restarts += 1
-                server.state, server.reason = RESTARTING, "it stopped unexpectedly; restarting it"
+                server.state, server.reason = RESTARTING, N_("it stopped unexpectedly; restarting it")
         finally:
             server.running = False
             server.session = None
@@ -270,8 +270,8 @@ class McpManager:
                 server.state, server.reason = STOPPED, ""
             server.settled.set()
 
-    async def _attempt(self, server: _Server) -> str:
-        """Connect, serve until the connection ends; "died", "stopped" or "error:<why>"."""
+    async def _attempt(self, server: _Server) -> tuple[str, str]:
+        """Connect, serve until the connection ends: ("died" | "stopped" | "error", why it was an error)."""
         import anyio
 
         ready = anyio.Event()
@@ -283,10 +283,11 @@ class McpManager:
             with anyio.move_on_after(server.config.start_timeout):
                 await ready.wait()
             if not ready.is_set():
-                outcome.setdefault("end", f"error:did not start within {server.config.start_timeout:g} s")
+                _failed(outcome, Deferred(N_("did not start within {seconds} s"),
+                                          seconds=f"{server.config.start_timeout:g}"))
                 group.cancel_scope.cancel()
         server.scope = None
-        return outcome.get("end", "stopped")
+        return outcome.get("end", "stopped"), outcome.get("why", "")
 
     async def _connection(self, server: _Server, ready: Any, outcome: dict[str, str]) -> None:
         from mcp.client.session import ClientSession
@@ -306,7 +307,7 @@ class McpManager:
                 ready.set()
                 outcome["end"] = await self._watch(server, session)
         except Exception as exc:
-            outcome.setdefault("end", "error:" + _describe(exc, server.config))
+            _failed(outcome, _describe(exc, server.config))
         finally:
             server.session = None
             ready.set()
@@ -376,7 +377,7 @@ class McpManager:
 
     async def _restart_running(self, server: _Server) -> None:
         server.restart_asked = True
-        server.state, server.reason = RESTARTING, "restarting, as asked"
+        server.state, server.reason = RESTARTING, N_("restarting, as asked")
         if server.scope is not None:
             server.scope.cancel()
 
@@ -394,6 +395,12 @@ class McpManager:
     def _fail_now(self, server: _Server, reason: str) -> None:
         server.state, server.reason = FAILED, reason
         server.settled.set()
+
+
+def _failed(outcome: dict[str, str], why: str) -> None:
+    """The attempt ends in an error, unless it ended already (the first end is the one kept)."""
+    if "end" not in outcome:
+        outcome.update(end="error", why=why)
 
 
 def _http(client: Any, make_http: Any, config: ServerConfig) -> Any:
@@ -427,25 +434,29 @@ async def _list_tools(server: str, session: Any) -> list[McpTool]:
 
 
 def _describe(exc: BaseException, config: ServerConfig | None = None) -> str:
-    """One line for a failure, the innermost useful exception of an exception group."""
+    """One line for a failure, the innermost useful exception of an exception group (in English, shown
+    translated; the exception's own words are kept as they are)."""
     while getattr(exc, "exceptions", None):  # an exception group (Python 3.11+, or anyio's backport)
         exc = exc.exceptions[0]  # type: ignore[attr-defined]
     if isinstance(exc, McpUnavailable):
         return str(exc)
     if isinstance(exc, FileNotFoundError) and config is not None and config.transport == "stdio":
-        return f"cannot run {config.command!r}: no such program (is it installed and on PATH?)"
+        return Deferred(N_("cannot run {command}: no such program (is it installed and on PATH?)"),
+                        command=repr(config.command))
     if isinstance(exc, OSError):
-        return f"cannot start it: {exc.strerror or exc}"
+        return Deferred(N_("cannot start it: {problem}"), problem=exc.strerror or str(exc))
     name = type(exc).__name__
     if name == "MCPError":
-        return f"protocol error: {exc}"
+        return Deferred(N_("protocol error: {problem}"), problem=str(exc))
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     if name in ("ConnectError", "ConnectTimeout"):
-        return f"cannot connect to {config.url if config else 'it'}: {text or name}"
+        if config is None:
+            return Deferred(N_("cannot connect to it: {problem}"), problem=text or name)
+        return Deferred(N_("cannot connect to {url}: {problem}"), url=config.url, problem=text or name)
     if name == "HTTPStatusError" or "HTTP" in name:
-        return f"HTTP error: {text or name}"
+        return Deferred(N_("HTTP error: {problem}"), problem=text or name)
     if name in ("ClosedResourceError", "BrokenResourceError", "EndOfStream"):
-        return "it closed the connection (crashed at start?)"
+        return N_("it closed the connection (crashed at start?)")
     return f"{name}: {text}" if text else name
 
 
@@ -473,4 +484,4 @@ def state_line(view: ServerView) -> str:
         return _("not started: it comes from the workspace's .mcp.json and needs a yes (/mcp allow {name})").format(
             name=view.name)
     state = _(STATE_WORDS.get(view.state, view.state))
-    return f"{state}: {view.reason}" if view.reason else state
+    return _("{state}: {reason}").format(state=state, reason=_(view.reason)) if view.reason else state

@@ -63,7 +63,7 @@ class McpTools:
             if view.state == FAILED and (view.name, view.reason) not in self._reported:
                 self._reported.add((view.name, view.reason))
                 emit(ev.Notice(kind="warning", message=_("MCP server {name} failed: {problem}").format(
-                    name=view.name, problem=view.reason)))
+                    name=view.name, problem=_(view.reason))))
         taken = set(self.reserved)
         tools: dict[str, Tool] = {}
         by_name: dict[str, McpTool] = {}
@@ -84,11 +84,14 @@ class McpTools:
         refused: list[tuple[str, str]] = []
         for server in unasked:
             outside = self.manager.outside_the_sandbox(server)
-            where = ("outside the sandbox" if outside else "in the sandbox, like commands"
-                     if self.manager.confines(server) else "with your rights (no sandbox confines it)")
-            keeper = Keeper(f"start {server.name} as configured here",
+            why = (_("the workspace's {file} wants to start an MCP server outside the sandbox") if outside
+                   else _("the workspace's {file} wants to start an MCP server in the sandbox, like commands")
+                   if self.manager.confines(server)
+                   else _("the workspace's {file} wants to start an MCP server with your rights (no sandbox "
+                          "confines it)"))
+            keeper = Keeper(_("start {name} as configured here").format(name=server.name),
                             lambda server=server: self.consent.allow_server(server))
-            refusal = ask(server.described, f"the workspace's {WORKSPACE_FILE} wants to start an MCP server {where}",
+            refusal = ask(server.described, why.format(file=WORKSPACE_FILE),
                           kind="unconfined" if outside else "command", keep=keeper)
             if refusal is None:
                 self.manager.start([server.name])
@@ -112,7 +115,8 @@ class McpTools:
             return None
         if self.consent.tool_always(mcp_tool.server, mcp_tool.name):
             return None
-        return f"the MCP tool {mcp_tool.name} of server {mcp_tool.server} does not say it is read-only"
+        return _("the MCP tool {tool} of server {server} does not say it is read-only").format(
+            tool=mcp_tool.name, server=mcp_tool.server)
 
     def _handler(self, mcp_tool: McpTool) -> Any:
         def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -120,11 +124,14 @@ class McpTools:
             if why is not None:
                 shown = json.dumps(args, ensure_ascii=False)
                 if len(shown) > SHOWN_ARGUMENTS:
-                    shown = shown[:SHOWN_ARGUMENTS] + f" … ({len(shown) - SHOWN_ARGUMENTS:,} more characters)"
-                refusal = ctx.approve(f"MCP server {mcp_tool.server}, tool {mcp_tool.name}, arguments {shown}", why)
-                if refusal is not None:
-                    return ToolResult(f"refused: {why}, so it needs the user's yes, and it was not given ({refusal}). "
-                                      "Use a read-only tool, or ask the user to allow this one.",
+                    shown = _("{start} … ({count:,} more characters)").format(
+                        start=shown[:SHOWN_ARGUMENTS], count=len(shown) - SHOWN_ARGUMENTS)
+                refusal = ctx.approve(_("MCP server {server}, tool {tool}, arguments {arguments}").format(
+                    server=mcp_tool.server, tool=mcp_tool.name, arguments=shown), why)
+                if refusal is not None:  # it carries the reason the person was shown, in their language
+                    return ToolResult(_("refused: {why}, so it needs the user's yes, and it was not given "
+                                        "({refusal}). Use a read-only tool, or ask the user to allow this "
+                                        "one.").format(why=why, refusal=refusal),
                                       status="refused", outcome=ToolOutcome(server=mcp_tool.server))
             try:
                 result = self.manager.call(mcp_tool.server, mcp_tool.name, args, ctx.cancel)

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.i18n import _
+
 DEFAULT_HOSTS: tuple[str, ...] = (
     # Python
     "pypi.org",
@@ -85,7 +87,8 @@ def parse_patterns(text: str) -> tuple[str, ...]:
     patterns = tuple(normal_host(part) for part in re.split(r"[,;\s]+", text) if part.strip())
     for pattern in patterns:
         if not _PATTERN.fullmatch(pattern) and not _is_address(pattern):
-            raise ValueError(f"{pattern!r} is not a host name, an address or *.domain")
+            raise ValueError(_("{pattern!r} is not a host name, an address or *.domain").format(
+                pattern=pattern))
     return patterns
 
 

@@ -134,24 +134,27 @@ class ResponsesClient:
                     return error
                 return self._consume(response, assembler, emit, cancel, started)
         except EventTooLarge as exc:
-            return ApiError(f"The stream broke: {exc}; the turn was stopped", kind="stream")
+            return ApiError(_("The stream broke: {problem}; the turn was stopped").format(problem=exc),
+                            kind="stream")
         except httpx.TimeoutException as exc:
             if cancel.cancelled:
                 return None
             if isinstance(exc, httpx.ConnectTimeout):
                 return from_connect(exc, self.settings)
-            return ApiError(f"The server did not answer in time ({type(exc).__name__})", kind="network",
-                            retryable=True)
+            return ApiError(_("The server did not answer in time ({problem})").format(
+                problem=type(exc).__name__), kind="network", retryable=True)
         except httpx.TransportError as exc:
             if cancel.cancelled:
                 return None
             if isinstance(exc, httpx.ConnectError):  # not yet connected: the cause decides (core.provider.errors)
                 return from_connect(exc, self.settings)
-            return ApiError(f"The connection failed ({_describe(exc)})", kind="network", retryable=True)
+            return ApiError(_("The connection failed ({problem})").format(problem=_describe(exc)),
+                            kind="network", retryable=True)
         except httpx.StreamError as exc:
             if cancel.cancelled:
                 return None
-            return ApiError(f"The stream broke ({_describe(exc)})", kind="network", retryable=True)
+            return ApiError(_("The stream broke ({problem})").format(problem=_describe(exc)), kind="network",
+                            retryable=True)
         except Exception:
             if cancel.cancelled:  # closing a response from another thread can surface as anything
                 return None
@@ -191,13 +194,13 @@ class ResponsesClient:
                 return None
             # Keep-alive comments are not progress: a server that only sends them is stuck.
             if time.monotonic() - last_event > idle:
-                return ApiError(f"No progress from the server for {idle:.0f} s (only keep-alives)",
-                                kind="network", retryable=True)
+                return ApiError(_("No progress from the server for {seconds:.0f} s (only keep-alives)")
+                                .format(seconds=idle), kind="network", retryable=True)
         if handle(decoder.flush()):
             return self._terminal_error(assembler)
         if cancel.cancelled:
             return None
-        return ApiError("The stream ended before the response was complete", kind="stream", retryable=True)
+        return ApiError(_("The stream ended before the response was complete"), kind="stream", retryable=True)
 
     @staticmethod
     def _terminal_error(assembler: TurnAssembler) -> ApiError | None:

@@ -3,7 +3,8 @@
 One file per command (`out-7.log` in the session's folder), written while the command runs.
 Reading streams line by line, so a 1 GB archive is paged or searched without loading it, and shows
 the lines cleaned the way the pruner saw them (escapes and progress redraws resolved). When the
-folder grows past its cap the oldest archives go, and the caller gets a notice saying so.
+folder grows past its cap the oldest archives go, and the caller gets a notice saying so (in English
+for the model, translated where a person is shown it).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
+from core.i18n import N_, Deferred
 from core.pattern import Matcher, compile_pattern
 from core.private import make_folder, open_file
 from core.prune.clean import clean_line
@@ -45,7 +47,7 @@ class ArchiveWriter:
     def __init__(self, archive: OutputArchive, archive_id: str) -> None:
         self.archive = archive
         self.archive_id = archive_id
-        self.notice: str | None = None  # set when older archives had to go, or the archive stopped
+        self.notice: Deferred | None = None  # set when older archives had to go, or the archive stopped
         self.skipped = 0  # bytes of output not kept: over the cap, or after a write failed
         self._pending = b""
         self._written = 0
@@ -56,7 +58,8 @@ class ArchiveWriter:
             make_folder(archive.folder)
             self._file = open_file(archive.path(archive_id), "ab")
         except OSError as exc:
-            self._stop(f"{archive_id} could not be created ({exc.strerror or exc}); this output is not kept")
+            self._stop(Deferred(N_("{id} could not be created ({problem}); this output is not kept"),
+                                id=archive_id, problem=exc.strerror or str(exc)))
 
     def write(self, data: bytes | str) -> int:
         chunk = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
@@ -91,8 +94,8 @@ class ArchiveWriter:
             kept = max(0, room - len(_STOPPED))
             self._guarded(self._file.write, data[:kept])
             self.skipped += len(data) - kept
-            self._stop(f"{self.archive_id} reached the {_mb(self.archive.max_total_bytes)} archive cap; "
-                       "the rest of its output is not kept")
+            self._stop(Deferred(N_("{id} reached the {cap} archive cap; the rest of its output is not kept"),
+                                id=self.archive_id, cap=_mb(self.archive.max_total_bytes)))
             return
         if self._guarded(self._file.write, data):
             self._written += len(data)
@@ -108,11 +111,11 @@ class ArchiveWriter:
             action(*args)
             return True
         except OSError as exc:
-            self._stop(f"{self.archive_id} could not be written ({exc.strerror or exc}); the rest of its output "
-                       "is not kept")
+            self._stop(Deferred(N_("{id} could not be written ({problem}); the rest of its output is not "
+                                   "kept"), id=self.archive_id, problem=exc.strerror or str(exc)))
             return False
 
-    def _stop(self, why: str) -> None:
+    def _stop(self, why: Deferred) -> None:
         if self._stopped:
             return
         self._stopped = True
@@ -124,8 +127,9 @@ class ArchiveWriter:
         except OSError:
             pass
 
-    def _say(self, notice: str) -> None:
-        self.notice = f"{self.notice}; {notice}" if self.notice else notice
+    def _say(self, notice: Deferred) -> None:
+        self.notice = (Deferred(N_("{earlier}; {later}"), earlier=self.notice, later=notice) if self.notice
+                       else notice)
 
     def _redacted(self, data: bytes) -> bytes:
         assert self.archive.redact is not None
@@ -142,7 +146,8 @@ class ArchiveWriter:
             try:
                 self._file.close()
             except OSError as exc:
-                self._stop(f"{self.archive_id} could not be written ({exc.strerror or exc})")
+                self._stop(Deferred(N_("{id} could not be written ({problem})"), id=self.archive_id,
+                                    problem=exc.strerror or str(exc)))
             notice = self.archive.enforce_cap(keep=self.archive_id)
             if notice:
                 self._say(notice)
@@ -164,8 +169,8 @@ class OutputArchive:
         self.folder = Path(folder)
         self.max_total_bytes = max_total_bytes
         self.redact = redact  # the session's redactor: the archive is on disk like the journal
-        self.notices: list[str] = []  # every cap notice so far, oldest first
-        self._dropped: dict[str, str] = {}  # archive id -> the notice that dropped it
+        self.notices: list[Deferred] = []  # every cap notice so far, oldest first
+        self._dropped: dict[str, Deferred] = {}  # archive id -> the notice that dropped it
         self._lock = threading.Lock()
 
     # --- writing -------------------------------------------------------------------------------
@@ -200,13 +205,13 @@ class OutputArchive:
     def writer(self, archive_id: str) -> ArchiveWriter:
         return ArchiveWriter(self, archive_id)
 
-    def write(self, archive_id: str, data: bytes | str) -> str | None:
+    def write(self, archive_id: str, data: bytes | str) -> Deferred | None:
         """Append a whole output at once; returns the cap notice, if archives had to go."""
         with self.writer(archive_id) as w:
             w.write(data)
         return w.notice
 
-    def make_room(self, archive_id: str, size: int) -> tuple[int, str | None]:
+    def make_room(self, archive_id: str, size: int) -> tuple[int, Deferred | None]:
         """Drop the oldest archives until `archive_id` can grow to `size` bytes under the cap (or no
         other is left); returns the size it may reach, and the notice when archives went."""
         notice = self.enforce_cap(keep=archive_id, extra=max(0, size - self._size(archive_id)))
@@ -220,7 +225,7 @@ class OutputArchive:
         except OSError:
             return 0
 
-    def enforce_cap(self, keep: str | None = None, extra: int = 0) -> str | None:
+    def enforce_cap(self, keep: str | None = None, extra: int = 0) -> Deferred | None:
         """Drop the oldest archives until the folder, plus `extra` bytes to come, is under the cap;
         `keep` always stays."""
         with self._lock:
@@ -240,8 +245,8 @@ class OutputArchive:
             if not dropped:
                 return None
             span = f"out-{dropped[0]}" if len(dropped) == 1 else f"out-{dropped[0]}..out-{dropped[-1]}"
-            notice = (f"dropped {span} ({_mb(freed)}) to stay under the {_mb(self.max_total_bytes)} "
-                      "archive cap")
+            notice = Deferred(N_("dropped {span} ({size}) to stay under the {cap} archive cap"), span=span,
+                              size=_mb(freed), cap=_mb(self.max_total_bytes))
             for n in dropped:
                 self._dropped[f"out-{n}"] = notice
             self.notices.append(notice)

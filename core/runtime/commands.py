@@ -16,6 +16,7 @@ from core import protocol as ev
 from core.cancel import Cancel
 from core.checkpoints.commands import diff_of, undo
 from core.config import Settings
+from core.i18n import _
 from core.mcp.open import allow_workspace_server
 from core.mcp.report import mcp_servers
 from core.modes import AUTO, MODES
@@ -79,7 +80,8 @@ def dispatch(op: ev.CommandOp, session: Session, cancel: Cancel, owned: Owned, r
             return Outcome(ev.McpReport(op.id, mcp_servers(agent.mcp)))
         case ev.McpRestart(server=name) | ev.McpAllow(server=name):
             if agent.mcp is None:
-                return Outcome(ev.CommandFailed(op.id, op.command, "unavailable", "No MCP servers are configured."))
+                return Outcome(ev.CommandFailed(op.id, op.command, "unavailable",
+                                                _("No MCP servers are configured.")))
             if isinstance(op, ev.McpAllow):
                 return Outcome(ev.McpChanged(op.id, "allow", name, allow_workspace_server(agent.mcp, name)))
             return Outcome(ev.McpChanged(op.id, "restart", name, agent.mcp.manager.restart(name)))
@@ -94,7 +96,8 @@ def _mode(op: ev.SetMode, session: Session, owned: Owned) -> ev.ModeChanged | ev
         name = usable[(usable.index(owned.mode) + 1) % len(usable)] if owned.mode in usable else usable[0]
     if name is not None and name not in usable:
         return ev.CommandFailed(op.id, op.command, "unavailable",
-                                f"The auto mode runs commands in a sandbox, and none works here ({sandbox.reason}).")
+                                _("The auto mode runs commands in a sandbox, and none works here "
+                                  "({reason}).").format(reason=_(sandbox.reason)))
     if name is not None:
         owned.mode = name
         follow(owned, session)

@@ -60,12 +60,14 @@ def open_session(settings: Settings, emit: ev.Emit, workspace: Path, mode: str =
         matches = find_sessions(root, resume, exclude)
         if len(matches) != 1:
             if len(matches) > 1:
-                what = f"{resume!r} matches {len(matches)} sessions ({', '.join(m.id for m in matches[:4])}); give more of the id"
+                what = _("{id!r} matches {count} sessions ({ids}); give more of the id").format(
+                    id=resume, count=len(matches), ids=", ".join(m.id for m in matches[:4]))
             else:
-                known = ", ".join(s.id for s in list_sessions(root)[:5]) or "none yet"
-                what = f"no session matches {resume!r}" if resume else "there is no session to resume"
-                what += f" in {root} (recent: {known})"
-            raise SessionNotFound(f"{what}; list them with --sessions")
+                known = ", ".join(s.id for s in list_sessions(root)[:5]) or _("none yet")
+                what = (_("no session matches {id!r} in {folder} (recent: {known})") if resume
+                        else _("there is no session to resume in {folder} (recent: {known})")).format(
+                            id=resume, folder=root, known=known)
+            raise SessionNotFound(_("{problem}; list them with --sessions").format(problem=what))
         info = matches[0]
         loaded = load(info.folder)
         notices += loaded.notices

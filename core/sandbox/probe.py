@@ -6,14 +6,15 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.i18n import N_, _
+from core.i18n import N_, Deferred, _
 from core.sandbox import bwrap, landlock, mountns, seccomp
 
 
 @dataclass(frozen=True)
 class SandboxInfo:
     """The active sandbox: `backend` is "landlock", "bwrap", "wintoken" or "none"; `enforces` lists what the
-    kernel holds, in words for the status bar, `--json` and the docs (kept in English, shown translated)."""
+    kernel holds, in words for the status bar, `--json` and the docs; they and `reason` are kept in English
+    and shown translated."""
 
     backend: str
     abi: int = 0
@@ -45,7 +46,8 @@ def probe(choice: str = "auto", network: bool | str = True) -> SandboxInfo:
     if choice == "wintoken":
         return SandboxInfo("none", reason=N_("the low-integrity token sandbox is Windows'"))
     if not sys.platform.startswith("linux"):
-        return SandboxInfo("none", reason=f"no kernel sandbox on {sys.platform} yet")
+        return SandboxInfo("none", reason=Deferred(N_("no kernel sandbox on {platform} yet"),
+                                                   platform=sys.platform))
     version = landlock.abi()
     if choice in ("auto", "landlock") and version >= 1:
         return SandboxInfo("landlock", version, _landlock_enforces(version, network))
@@ -62,9 +64,12 @@ def _windows(choice: str, network: str) -> SandboxInfo:
     """Only when asked by name, and only when it is seen to hold here: the low-integrity token is
     not proven on real Windows yet, so the default stays none (and the mode `ask`)."""
     if choice != "wintoken":
-        linux_only = f"{choice} is Linux's; " if choice in ("landlock", "bwrap") else ""
-        return SandboxInfo("none", reason=f"{linux_only}the Windows sandbox (a low-integrity token) is unproven; "
-                                          "AGENT_SANDBOX=wintoken tries it")
+        if choice in ("landlock", "bwrap"):
+            unproven = N_("{backend} is Linux's; the Windows sandbox (a low-integrity token) is unproven; "
+                          "AGENT_SANDBOX=wintoken tries it")
+            return SandboxInfo("none", reason=Deferred(unproven, backend=choice))
+        return SandboxInfo("none", reason=N_("the Windows sandbox (a low-integrity token) is unproven; "
+                                             "AGENT_SANDBOX=wintoken tries it"))
     from core.sandbox import wintoken
 
     failed = wintoken.works()
@@ -103,7 +108,8 @@ def _landlock_enforces(version: int, network: str) -> tuple[str, ...]:
         said.append(N_("TCP only to the agent's proxy port (no network namespace here)")
                     if network == "proxied" else N_("TCP off"))
     else:
-        said.append(f"network NOT blocked (needs Landlock ABI 4, this kernel has {version})")
+        said.append(Deferred(N_("network NOT blocked (needs Landlock ABI {needed}, this kernel has "
+                                "{version})"), needed=4, version=version))
     return tuple(said)
 
 

@@ -30,6 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from core.i18n import N_, Deferred
+
 LOW_INTEGRITY = "S-1-16-4096"
 ADMINISTRATORS = "S-1-5-32-544"
 # A mandatory label: low integrity, inherited by files and folders, no write from below.
@@ -283,17 +285,18 @@ def works() -> str:
             child.kill()
         landed = (outside / "probe").exists(), (inside / "probe").exists()
     except (OSError, subprocess.SubprocessError) as error:
-        return f"a low-integrity command could not be started here: {error}"
+        return Deferred(N_("a low-integrity command could not be started here: {problem}"),
+                        problem=str(error))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if landed[0]:
-        return "integrity levels are not enforced here"
+        return N_("integrity levels are not enforced here")
     if unlabelled:
         return unlabelled
     if level != LOW_INTEGRITY:
-        return f"the restricted token is at integrity {level}, not low"
+        return Deferred(N_("the restricted token is at integrity {level}, not low"), level=level)
     if not landed[1]:
-        return "a low-integrity command cannot write a folder labelled for it here"
+        return N_("a low-integrity command cannot write a folder labelled for it here")
     return ""
 
 
@@ -305,5 +308,6 @@ def _try_label(labels: Mapping[Path, str]) -> str:
         try:
             label(path, sddl)
         except OSError as error:
-            failed = failed or f"folders cannot be labelled for low integrity here: {error.strerror}"
+            failed = failed or Deferred(N_("folders cannot be labelled for low integrity here: {problem}"),
+                                        problem=error.strerror or str(error))
     return failed

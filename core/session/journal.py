@@ -111,14 +111,15 @@ class Journal:
             try:
                 make_folder(self.folder.parent)
                 make_folder(self.folder)
-                self._lock.acquire(f"session {self.id}")
+                self._lock.acquire(_("session {id}").format(id=self.id))
                 # Unbuffered: a failed write leaves nothing behind in a buffer to be glued to the next one.
                 self._file = open_file(self.path, "a+b", buffering=0)  # held open for the session's lifetime
                 _end_torn_line(self._file)
             except Locked as exc:
                 raise SessionLocked(str(exc)) from None
             except OSError as exc:
-                raise JournalError(f"cannot write the session journal {self.path}: {exc.strerror or exc}") from exc
+                raise JournalError(_("cannot write the session journal {path}: {problem}").format(
+                    path=self.path, problem=exc.strerror or exc)) from exc
             if self._header is not None:
                 header, self._header = self._header, None
                 self.write(header)
@@ -140,7 +141,8 @@ class Journal:
             os.fsync(handle.fileno())
         except (OSError, ValueError) as exc:
             self._torn = True
-            raise JournalError(f"cannot write the session journal {self.path}: {exc}") from exc
+            raise JournalError(_("cannot write the session journal {path}: {problem}").format(
+                path=self.path, problem=exc)) from exc
 
     def close(self) -> None:
         if self._file is not None and not self._file.closed:
@@ -158,9 +160,10 @@ def _check_writable(root: Path) -> None:
     try:
         make_folder(root)
     except OSError as exc:
-        raise JournalError(f"cannot create the sessions folder {root}: {exc.strerror or exc}") from exc
+        raise JournalError(_("cannot create the sessions folder {path}: {problem}").format(
+            path=root, problem=exc.strerror or exc)) from exc
     if not os.access(root, os.W_OK):
-        raise JournalError(f"the sessions folder {root} is not writable")
+        raise JournalError(_("the sessions folder {path} is not writable").format(path=root))
 
 
 def _end_torn_line(handle: BinaryIO) -> None:

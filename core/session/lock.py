@@ -14,6 +14,8 @@ import socket
 import sys
 from pathlib import Path
 
+from core.i18n import _
+
 LOCK_NAME = "lock"
 _WINDOWS_LOCK_OFFSET = 1 << 20  # Windows locks are mandatory: lock a byte past the note, not the note
 
@@ -35,8 +37,8 @@ class FileLock:
         except OSError:
             holder = _read_note(fd)
             os.close(fd)
-            raise Locked(f"{what} is open in another deepseek-agent ({holder or 'holder unknown'}); "
-                         "close it there first") from None
+            raise Locked(_("{what} is open in another deepseek-agent ({holder}); close it there first")
+                         .format(what=what, holder=holder or _("holder unknown"))) from None
         note = (f"pid {os.getpid()} on {socket.gethostname()}, since "
                 f"{datetime.datetime.now().isoformat(sep=' ', timespec='seconds')}").encode()
         os.lseek(fd, 0, os.SEEK_SET)

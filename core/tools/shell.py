@@ -394,7 +394,7 @@ def _execute(command: str, ctx: ToolContext, timeout: float,
     live.flush(final=True)
     dropped = getattr(sink, "notice", None)  # older archives removed to respect the size cap
     if dropped:
-        ctx.emit(ev.Notice(kind="info", message=f"output archive: {dropped}"))
+        ctx.emit(ev.Notice(kind="info", message=_("output archive: {notice}").format(notice=_(dropped))))
     return run, OutputDecoder(console_encoding()).decode(run.output, final=True), archive_id, dropped
 
 

@@ -1,15 +1,19 @@
-"""`--one`, the plain REPL without a terminal, and `--help` in Chinese, chosen by the locale alone:
-the tool lines, a refusal, an error and the usage texts are Chinese, the answer is the model's own,
-and `--lang en` (or an English locale) gives the English of before."""
+"""`--one`, the plain REPL without a terminal, `--help`, MCP failures and a mode that cannot be had in
+Chinese, chosen by the locale alone: the tool lines, a refusal, an error and the usage texts are
+Chinese, the answer is the model's own, and `--lang en` (or an English locale) gives the English of
+before."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.test_sessions import _reader
 from tests.support.agent_process import run_agent
 from tests.support.chinese_ui import CHINESE_LOCALE, english_words
+from tests.support.mcp_servers import HANG, write_config
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
@@ -68,3 +72,58 @@ def test_a_server_error_in_chinese(tmp_path: Path) -> None:
     assert "错误：API 密钥被拒绝" in err and "Authentication Fails (invalid key)" in err, err
     # The server's own words stay as it sent them; everything around them is Chinese.
     assert english_words(err.replace("Authentication Fails (invalid key)", "")) == [], err
+
+
+def _mcp_failures(tmp_path: Path, env: dict[str, str], *flags: str) -> str:
+    """--one's stderr with one MCP server whose program is missing and one that never starts."""
+    config = write_config(tmp_path / "user" / "mcp.json", {
+        "missing": {"command": "no_such_mcp_server"},
+        "hangs": {"command": HANG[0], "args": HANG[1:], "startupTimeout": 2}})
+    with ScriptedServer([Reply(text_events("好的。"))]) as server:
+        done = run_agent(["--one", "你好", *flags], server.url, tmp_path, env={**env, "DEEPSEEK_MCP_CONFIG": str(config)})
+    assert done.returncode == 0, done.stderr.decode("utf-8")
+    return done.stderr.decode("utf-8")
+
+
+def test_mcp_failures_in_chinese_and_in_english(tmp_path: Path) -> None:
+    err = _mcp_failures(tmp_path, CHINESE_LOCALE)
+    assert "MCP 服务器 missing 失败：无法运行 'no_such_mcp_server'：没有这个程序（是否已安装并在 PATH 中？）" in err, err
+    assert "MCP 服务器 hangs 失败：未能在 2 秒内启动" in err, err
+    assert english_words(err, {"missing", "hangs"}) == [], err  # the servers' names
+    err = _mcp_failures(tmp_path, CHINESE_LOCALE, "--lang", "en")
+    assert "MCP server missing failed: cannot run 'no_such_mcp_server': no such program" in err, err
+    assert "MCP server hangs failed: did not start within 2 s" in err, err
+
+
+@pytest.mark.parametrize("flags", [[], ["--lang", "en"]])
+def test_auto_mode_without_a_sandbox_says_why_in_the_chosen_language(tmp_path: Path, flags: list[str]) -> None:
+    done = run_agent(["--one", "x", "--mode", "auto", *flags], "http://127.0.0.1:9", tmp_path,
+                     env={**CHINESE_LOCALE, "AGENT_SANDBOX": "off"})
+    err = done.stderr.decode("utf-8").strip()
+    assert done.returncode == 2, err
+    if flags:
+        assert "the auto mode runs commands in a sandbox, and none works here (turned off); use --mode ask" in err
+    else:
+        assert err == "错误：auto 模式在沙箱中运行命令，而这里没有可用的沙箱（已关闭）；请使用 --mode ask 或 --yes", err
+
+
+@pytest.mark.parametrize("flags", [[], ["--lang", "en"]])
+def test_what_shaping_the_context_did_in_the_chosen_language(tmp_path: Path, flags: list[str]) -> None:
+    """Six long reads in a small working budget: the old turns are dropped with a summary, and the
+    person is told so."""
+    (tmp_path / "ws").mkdir()
+    for n in range(6):
+        (tmp_path / "ws" / f"f{n}.txt").write_text(f"file {n}: " + " ".join(f"w{n}{k}" for k in range(700)) + "\n")
+    with ScriptedServer(responder=_reader) as server:
+        done = run_agent(["--one", "task one", *flags], server.url, tmp_path,
+                         env={**CHINESE_LOCALE, "AGENT_WORKING_BUDGET": "6000", "DEEPSEEK_CONTEXT_WINDOW": "100000"})
+    err = done.stderr.decode("utf-8")
+    assert done.returncode == 0, err
+    notices = [line for line in err.splitlines() if line.startswith("! ")]
+    if flags:
+        assert any(re.match(r"! dropped \d+ old turns, summarised \([\d.]+k? tokens\)$", n) for n in notices), err
+        assert any(n.startswith("! still over the budget after shaping (") for n in notices), err
+    else:
+        assert any(re.match(r"! 丢弃了 \d+ 个旧轮次，并已总结（[\d.]+k? 个词元）$", n) for n in notices), err
+        assert any(n.startswith("! 整理之后仍超出预算（") for n in notices), err
+        assert english_words("\n".join(notices)) == [], notices

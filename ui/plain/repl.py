@@ -79,7 +79,8 @@ def wait_for_job(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler
                 continue
             match event:
                 case ev.ApprovalRequested(id=approval_id):
-                    decision, reason = approver.decide(event) if approver else ("deny", "nobody can answer")
+                    decision, reason = (approver.decide(event) if approver
+                                        else ("deny", _("nobody can answer")))
                     runtime.send(ev.Answer(approval_id, decision, reason))
                 case ev.JobEnded():
                     return result
