@@ -173,7 +173,9 @@ STEP_CALLS = {"prune": "prune", "repeat check": "judge_repeat", "replay note": "
 
 
 def test_finish_runs_its_steps_in_the_order_its_docstring_gives(monkeypatch: pytest.MonkeyPatch) -> None:
-    documented = re.findall(r"^  \d\. ([a-z ]+):", results.__doc__ or "", re.MULTILINE)
+    numbered = re.findall(r"^  (\d)\. ([a-z ]+):", results.__doc__ or "", re.MULTILINE)
+    assert [int(number) for number, _ in numbered] == list(range(1, len(STEP_CALLS) + 1)), numbered
+    documented = [step for _, step in numbered]
     assert sorted(documented) == sorted(STEP_CALLS), documented
     called: list[str] = []
 
