@@ -104,9 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         _start_language([])  # its own arguments name a command to run, never the language
         return prune_main(argv[1:])
     if argv[:1] == ["sandbox-exec"]:  # how MCP servers start confined
-        from ui.sandbox_exec import main as sandbox_exec
+        from core.sandbox_exec import exec_confined
 
-        return sandbox_exec(argv[1:])
+        code, problem = exec_confined(argv[1:])
+        print(problem, file=sys.stderr)
+        return code
     _start_language(argv)
     args = parse_args(argv)
     from core.config import ConfigError, load_settings
@@ -115,12 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(overrides=_overrides(args))
         if args.sessions:
-            from core.protocol import SessionsListed
-            from core.runtime.open import list_session_rows
-            from core.sanitize import shown_deep
+            from core.runtime.open import sessions_listing
             from ui.reports import sessions_text
 
-            print(sessions_text(shown_deep(SessionsListed("", *list_session_rows(settings), current=""))))
+            print(sessions_text(sessions_listing(settings)))
             return 0
         if args.one is None and not settings.api_key and _can_prompt():
             settings = _ask_for_key(settings, args)
@@ -196,12 +196,10 @@ def _workspace(cwd: Path | None) -> Path:
 def _runtime(args: argparse.Namespace, settings, workspace: Path, on_event, interactive: bool):
     """The core's runtime on `on_event`, its session opened (or resumed) and announced."""
     from core.config import ConfigError
-    from core.modes import resolve_mode
-    from core.runtime.open import SessionNotFound
+    from core.runtime.open import JournalError, SessionNotFound
     from core.runtime.runtime import Runtime
-    from core.session.journal import JournalError
 
-    runtime = Runtime(settings, workspace, on_event, mode=resolve_mode(settings), interactive=interactive,
+    runtime = Runtime(settings, workspace, on_event, mode=None, interactive=interactive,
                       allow=args.allow, resume=args.resume or None, resume_latest=args.resume == "")
     try:
         runtime.open()
@@ -249,10 +247,10 @@ def _interactive(args: argparse.Namespace, settings, workspace: Path) -> int:
         reason = _tui_reason()
         if reason is None:
             import tui
-            from core.session.journal import sessions_root
+            from core.runtime.open import data_folder
 
             return tui.run(lambda emit: _runtime(args, settings, workspace, emit, interactive=True), workspace,
-                           sessions_root(settings.sessions_dir or None).parent)
+                           data_folder(settings))
         print(_("note: full-screen mode unavailable ({reason}); using plain mode.").format(reason=reason),
               file=sys.stderr)
     sink = PlainSink(PlainEmitter(color=use_color()))

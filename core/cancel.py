@@ -1,9 +1,12 @@
-"""A cancellation token shared by the front end, the HTTP stream and running tools.
+"""A cancellation token for one job of the runtime, shared by the agent loop, the HTTP stream and
+running tools.
 
-Esc in the TUI or Ctrl-C in plain mode calls `cancel()`. Whatever is blocking at that moment has
-registered a callback (close the HTTP response, kill the process tree), so the interrupt takes
-effect at once instead of at the next poll. `cancel()` runs the callbacks on the caller's thread,
-which may be a UI event loop: callbacks must return at once (the process tree gets SIGTERM, and a
+The runtime makes one per job and cancels it from its control thread when an `Interrupt` op is sent
+while that job runs (Esc in the TUI, Ctrl-C in the plain front ends); a KeyboardInterrupt that reaches the job's
+own thread cancels it there too. Whatever is blocking at that moment has registered a callback
+(close the HTTP response, kill the process tree), so the interrupt takes effect at once instead of
+at the next poll. `cancel()` runs the callbacks on the caller's thread, which also serves the
+approval answers that follow: callbacks must return at once (the process tree gets SIGTERM, and a
 timer sends the SIGKILL later), never wait.
 """
 

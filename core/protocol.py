@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Union
 
+from core.i18n import N_
 from core.protocol_commands import (  # noqa: F401 - re-exported: one protocol, one import
     CommandAnswer,
     CommandFailed,
@@ -78,7 +79,7 @@ STATUSES = (OK, ERROR_STATUS, REFUSED, INCOMPLETE, ABORTED_STATUS, STEP_LIMIT)
 ToolStatus = Literal["ok", "error", "refused"]
 TaskStatus = Literal["ok", "error", "step_limit", "aborted"]
 CompactionStatus = Literal["ok", "error", "aborted"]
-Decision = Literal["once", "session", "workspace", "deny", "deny_reason"]  # core/agent/approvals.py's ids
+Decision = Literal["once", "session", "workspace", "deny", "deny_reason"]  # the ids of DECISIONS
 ApprovalKind = Literal["command", "tool", "unconfined", "network"]
 ResolvedBy = Literal["user", "policy", "session", "interrupt"]
 NoticeKind = Literal["info", "warning", "retry", "context"]
@@ -86,6 +87,28 @@ NoticeKind = Literal["info", "warning", "retry", "context"]
 ErrorKind = Literal["auth", "balance", "rate_limit", "server", "invalid_request", "context_overflow", "network",
                     "stream", "model_output", "incomplete", "aborted", "stuck", "step_limit"]
 
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A decision as a question offers it: its id (what `Answer` sends back), the key and the alias a
+    person may type for it, and its label (marked for translation; each front end translates it)."""
+
+    id: Decision
+    key: str
+    alias: str
+    label: str
+
+
+# Every decision a question can offer, numbered the same in every front end; `ApprovalRequested.decisions`
+# lists those a question offers (decision 5 only with a rule to keep).
+DECISIONS = (
+    Choice("once", "1", "y", N_("run once")),
+    Choice("session", "2", "a", N_("always, for this session")),
+    Choice("deny", "3", "n", N_("deny")),
+    Choice("deny_reason", "4", "", N_("deny, and tell the model why")),
+    Choice("workspace", "5", "w", N_("always, in this workspace")),
+)
 
 # -- events: the core to a front end ------------------------------------------------------------
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""`agent.py prune`: the pruner as a standalone command.
+"""`agent.py prune`: the pruner as a standalone command, a front end of `core.runtime.pruner` (it reads
+the command line and writes the terminal; the pruning is the core's).
 
     prune -- CMD ARGS...                          run CMD (no shell), print its pruned output,
                                                   exit with its exit code
@@ -12,15 +13,9 @@ import shlex
 import subprocess
 import sys
 
-from core.context.cap import prune_budget_chars
-from core.context.settings import ContextSettings
 from core.i18n import N_, _
-from core.prune.pipeline import prune
+from core.runtime.pruner import DEFAULT_BUDGET, pruned_output
 from ui.argparse_lang import HelpFormatter, speak_the_interface_language
-
-# The budget the agent gives the pruner with its default settings (its per-result cap): a view that
-# the agent would show whole is shown whole here too.
-DEFAULT_BUDGET = prune_budget_chars(ContextSettings().result_cap_tokens)
 
 _DESCRIPTION = N_("Print a command's output pruned to what matters: errors, failing tests, locations, "
                   "summaries.")
@@ -78,7 +73,7 @@ def main(argv: list[str]) -> int:
     else:
         data, exit_code = _run(command_argv)
         command = args.command or shlex.join(command_argv)
-    _write(prune(data, command=command, exit_code=exit_code, budget_chars=args.budget).text)
+    _write(pruned_output(data, command, exit_code, args.budget))
     return exit_code if not args.stdin and exit_code is not None else 0
 
 

@@ -4,30 +4,28 @@ A tool calls the plain `Approve(what, why)` it gets in its context; the loop han
 to the call. Under the "ask" policy the gate emits `ApprovalRequested` (the call id, the structured
 command or path, the folder and the decisions on offer) and waits until `Approvals.answer()` is
 called (the runtime does, on an `Answer` op, from any thread) or the turn is cancelled. The
-numbering of the decisions is the same in every front end.
+decisions and their numbering are the protocol's (`core.protocol.DECISIONS`); how a question is
+shown is each front end's.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import re
 import threading
-import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from core import protocol as ev
 from core.agent.rules import AllowRules, rule_for
 from core.cancel import Cancel
 from core.i18n import N_, _
 from core.modes import ASK, YES
-from core.protocol import Emit
+from core.protocol import DECISIONS, Emit
 from core.sandbox import SandboxInfo
 from core.session.items import FunctionCall
 from core.tools.base import Approve
-from core.tools.safety import NOT_KNOWN_READ_ONLY, destructive_reason, platform_dialect
+from core.tools.safety import NOT_KNOWN_READ_ONLY, platform_dialect
 
 
 @dataclass(frozen=True)
@@ -42,21 +40,6 @@ class Keeper:
         return self.keep()
 
 
-@dataclass(frozen=True)
-class Decision:
-    id: str
-    key: str
-    alias: str
-    label: str
-
-
-DECISIONS = (
-    Decision("once", "1", "y", N_("run once")),
-    Decision("session", "2", "a", N_("always, for this session")),
-    Decision("deny", "3", "n", N_("deny")),
-    Decision("deny_reason", "4", "", N_("deny, and tell the model why")),
-    Decision("workspace", "5", "w", N_("always, in this workspace")),  # offered with a rule to keep
-)
 _IDS = {d.id for d in DECISIONS}
 
 NOBODY_TO_ASK = N_("nobody can approve it in this mode; rerun with --yes to allow such actions")
@@ -70,126 +53,6 @@ UNCONFINED_GRANTS = N_("outside the sandbox it runs with all of your rights: it 
 # The decisions an "unconfined" question offers: a yes to this one run, never an "always" (but what
 # a `Keeper` keeps, which names what it covers whole).
 _UNCONFINED_DECISIONS = ("once", "deny", "deny_reason")
-
-
-# How a long action is shown (`compact_action`): its line breaks, and the lines left out between.
-NEWLINE_MARK = " ⏎ "
-MAX_SHOWN_LINES = 6
-MAX_RISKY_SHOWN = 3
-
-
-def compact_action(text: str, command: str | None = None, cwd: str = ".", line_chars: int = 200) -> str:
-    """`text` (a question's action, already through the sanitiser) as the question shows it; `command`
-    and `cwd` are the question's own, to find the risky lines.
-
-    A model can put 40 harmless lines around one `rm`, and a prompt that prints them all scrolls
-    the `rm` off the screen. So an action of more than MAX_SHOWN_LINES lines, or with a line longer
-    than `line_chars`, becomes one line: line breaks shown as ⏎, its first and last lines and the
-    lines that are risky on their own kept, what lies between replaced by a "… N more lines …"
-    mark, and each kept line cut in the middle to `line_chars` with a mark saying how much; a long
-    line of a command keeps each of its risky commands whole enough to read."""
-    lines = text.rstrip("\n").split("\n")
-    if len(lines) <= MAX_SHOWN_LINES and all(len(line) <= line_chars for line in lines):
-        return "\n".join(lines)
-    keep = {0, len(lines) - 1, *sorted(_risky_lines(command, cwd, len(lines)))[:MAX_RISKY_SHOWN]}
-    parts: list[str] = []
-    left_out = 0
-    for number, line in enumerate(lines):
-        if number not in keep:
-            left_out += 1
-            continue
-        if left_out:
-            parts.append(f"… {left_out} more line{'s' if left_out > 1 else ''} …")
-            left_out = 0
-        parts.append(_cut_keeping_risky(line, line_chars, cwd) if command else _cut_middle(line, line_chars))
-    return NEWLINE_MARK.join(parts)
-
-
-def wrap(line: str, width: int) -> list[str]:
-    """`line` in rows of at most `width` terminal columns (CJK characters take two), so a question
-    can show every character of a long command, each row behind its gutter."""
-    rows, row, used = [], [], 0
-    for char in line:
-        size = 2 if unicodedata.east_asian_width(char) in "WF" else 1
-        if used + size > width:
-            rows.append("".join(row))
-            row, used = [], 0
-        row.append(char)
-        used += size
-    return [*rows, "".join(row)]
-
-
-def first_risky(text: str, cwd: str = ".") -> int | None:
-    """Where in `text` (a command as a question shows it) the first line, or the first `;`, `&&`,
-    `||` or `|` segment of a line, that is risky on its own starts: a character offset, so a
-    question that scrolls can open there. None when no part is risky on its own."""
-    workspace = Path(cwd or ".")
-    offset = 0
-    for line in text.split("\n"):
-        if line.strip() and destructive_reason(line, workspace):
-            starts = [0, *(m.end() for m in _SEPARATOR.finditer(line))]
-            ends = [*(m.start() for m in _SEPARATOR.finditer(line)), len(line)]
-            risky = [a for a, b in zip(starts, ends, strict=True) if line[a:b].strip()
-                     and destructive_reason(line[a:b], workspace)]
-            return offset + (risky[0] if risky else 0)
-        offset += len(line) + 1
-    return None
-
-
-def _risky_lines(command: str | None, cwd: str, count: int) -> set[int]:
-    """The lines of a command that the safety rules flag on their own (numbered as in the action,
-    whose first line is the command's first line)."""
-    lines = command.rstrip("\n").split("\n") if isinstance(command, str) else []
-    if len(lines) != count:  # not a command, or redaction joined lines: the numbers would not match
-        return set()
-    workspace = Path(cwd or ".")
-    return {number for number, line in enumerate(lines) if line.strip() and destructive_reason(line, workspace)}
-
-
-_SEPARATOR = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
-
-
-def _cut_keeping_risky(line: str, limit: int, cwd: str) -> str:
-    """A long command line cut to about `limit`: its start, then every segment between `;`, `&&`,
-    `||` and `|` that is risky on its own, each cut in the middle to its share; the rest is marked."""
-    if len(line) <= limit:
-        return line
-    segments = [s for s in _SEPARATOR.split(line) if s.strip()]
-    workspace = Path(cwd or ".")
-    risky = [s for s in segments[1:] if destructive_reason(s, workspace)][:MAX_RISKY_SHOWN]
-    if not risky:
-        return _cut_middle(line, limit)
-    kept = [segments[0], *risky]
-    share = max(40, limit // len(kept))
-    return " … ".join(_cut_middle(s, share) for s in kept)
-
-
-def _cut_middle(line: str, limit: int) -> str:
-    if len(line) <= limit:
-        return line
-    mark = f" …{len(line) - limit:,} characters… "
-    head = max(1, (limit - len(mark)) * 2 // 3)
-    return line[:head] + mark + line[len(line) - max(1, limit - len(mark) - head):]
-
-
-def parse_decision(text: str, among: Sequence[Decision] = DECISIONS) -> str | None:
-    """'1'/'y'/'once' → 'once' …; None when the answer is none of the decisions `among`."""
-    said = text.strip().lower()
-    return next((d.id for d in among if said and said in (d.id, d.key, d.alias)), None)
-
-
-def offered(request: ev.ApprovalRequested) -> tuple[Decision, ...]:
-    """The decisions a question offers (decision 5 only with a rule to keep), in their order."""
-    ids = {d.get("id") for d in request.decisions}
-    return tuple(d for d in DECISIONS if d.id in ids)
-
-
-def label(decision: Decision, request: ev.ApprovalRequested) -> str:
-    """A decision as a question shows it: "always, in this workspace" names the rule it keeps."""
-    shown = _(decision.label)
-    if decision.id == "workspace" and request.rule:
-        return _("{choice}: {rule}").format(choice=shown, rule=request.rule)
-    return shown
 
 
 @dataclass

@@ -14,8 +14,18 @@ from core.mcp.open import open_mcp
 from core.modes import ASK
 from core.prune.archive import OutputArchive
 from core.sandbox import probe, trampoline
+from core.sandbox.reaper import helper_environment  # noqa: F401 - re-exported for front ends (Session)
+from core.sanitize import shown_deep
 from core.secrets import Redactor
-from core.session.journal import Journal, SessionLocked, find_sessions, list_sessions, load, sessions_root
+from core.session.journal import (  # noqa: F401 - JournalError re-exported: what opening a session raises
+    Journal,
+    JournalError,
+    SessionLocked,
+    find_sessions,
+    list_sessions,
+    load,
+    sessions_root,
+)
 from core.tools.shell import kill_lingering
 
 OUTPUTS_FOLDER = "outputs"
@@ -31,6 +41,9 @@ class SessionBusy(SessionNotFound):
 
 @dataclass
 class Session:
+    """An open session. Closing it ends every process its commands left behind, except the front
+    end's own helpers (the TUI's clipboard server), which start with `helper_environment()`."""
+
     agent: Agent
     journal: Journal
     notices: list[str] = field(default_factory=list)
@@ -105,3 +118,15 @@ def list_session_rows(settings: Settings, limit: int = 30) -> tuple[str, list[ev
                           checkpoints_size=session_checkpoints_size(info.folder), first_prompt=info.first_prompt)
             for info in sessions[:limit]]
     return str(root), rows, max(0, len(sessions) - limit)
+
+
+def sessions_listing(settings: Settings) -> ev.SessionsListed:
+    """`--sessions`' answer, asked before any runtime runs: the sessions as `ListSessions` lists them,
+    through the sanitiser the runtime passes every event through."""
+    listing = ev.SessionsListed("", *list_session_rows(settings), current="")
+    return shown_deep(listing)  # type: ignore[return-value]
+
+
+def data_folder(settings: Settings) -> Path:
+    """The agent's own folder of data (sessions, the input history): a front end keeps its files there."""
+    return sessions_root(settings.sessions_dir or None).parent

@@ -24,7 +24,7 @@ from pathlib import Path
 from core import protocol as ev
 from core.cancel import Cancel
 from core.config import Settings
-from core.modes import ASK
+from core.modes import ASK, resolve_mode
 from core.runtime.commands import Owned, dispatch
 from core.runtime.open import Session, open_session
 from core.secrets import RedactingEmit, Redactor
@@ -36,12 +36,14 @@ _Control = ev.Answer | tuple[Cancel, str]  # an answer, or the job to stop and w
 
 class Runtime:
     """One session's engine behind a queue. `open()` opens the session (it raises
-    `SessionNotFound`/`JournalError` for the front end to report); `start()` starts the worker."""
+    `SessionNotFound`/`JournalError` for the front end to report); `start()` starts the worker.
+    `mode=None` is the mode the settings ask for, else this machine's default (a ConfigError says
+    why the asked-for mode cannot be had)."""
 
-    def __init__(self, settings: Settings, workspace: Path, on_event: ev.Emit, *, mode: str = ASK,
+    def __init__(self, settings: Settings, workspace: Path, on_event: ev.Emit, *, mode: str | None = ASK,
                  interactive: bool = True, allow: list[str] | tuple[str, ...] = (), resume: str | None = None,
                  resume_latest: bool = False) -> None:
-        self._owned = Owned(settings, mode)  # the mode and model; /mode and /model write them here
+        self._owned = Owned(settings, resolve_mode(settings) if mode is None else mode)  # the mode and model; /mode and /model write them here
         self._workspace = workspace
         self._interactive, self._allow = interactive, tuple(allow)
         self._resume, self._resume_latest = resume, resume_latest

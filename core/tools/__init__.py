@@ -129,4 +129,4 @@ def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | N
             result = ToolResult(f"error: {call.name} crashed ({type(exc).__name__}: {exc})", status="error")
     outcome = dataclasses.replace(result.outcome, tool=call.name, status=result.status)
     return ToolRun(call.call_id, call.name, shown_args, result.output, outcome,
-                   round(time.monotonic() - start, 3), server)
+                   round(time.monotonic() - start, 3), server, result.printed)

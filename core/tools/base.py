@@ -27,13 +27,27 @@ class ToolError(Exception):
     """A tool could not do what was asked; the message goes back to the model as the result."""
 
 
+@dataclass(frozen=True)
+class Printed:
+    """What a command printed, inside a tool's text, left for the finish step to prune
+    (core/agent/results.py): where it sits in the text (`start`, `end`) and what the pruner goes by."""
+
+    start: int
+    end: int
+    command: str
+    exit_code: int | None
+    archive: str = ""  # the id of the full output, which the pruner's stamp names
+
+
 @dataclass
 class ToolResult:
-    """What a handler returns: the text, and the facts beside it (`run_tool` fills `tool` and `status`)."""
+    """What a handler returns: the text, and the facts beside it (`run_tool` fills `tool` and `status`).
+    A tool whose text holds a command's output declares where (`printed`); the finish step prunes it."""
 
     output: str
     status: Literal["ok", "error", "refused"] = "ok"
     outcome: ToolOutcome = field(default_factory=ToolOutcome)
+    printed: Printed | None = None
 
 
 @dataclass
@@ -47,6 +61,7 @@ class ToolRun:
     outcome: ToolOutcome  # with `tool` and `status` filled in
     duration: float
     server: str = ""
+    printed: Printed | None = None  # as the tool declared it
 
 
 @dataclass
@@ -59,7 +74,7 @@ class ToolContext:
     call_id: str = ""
     archive: OutputArchive | None = None  # where run_shell keeps full outputs, when there is one
     checkpoints: Checkpoints | None = None  # records every change to the workspace, when there is a session
-    result_chars: int = 12_000  # the pruner's budget: the context's per-result cap, in characters
+    result_chars: int = 12_000  # the context's per-result cap, in characters (the pruner's budget)
     # Asks whether a command the sandbox blocked may run again outside it; None: `approve` is asked.
     approve_unconfined: Approve | None = None
     mode: str = AUTO  # the approval mode (core.modes): which commands ask before they run

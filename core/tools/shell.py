@@ -22,14 +22,13 @@ from core.cancel import Cancel
 from core.console import OutputDecoder, console_encoding
 from core.i18n import _
 from core.network.proxy import direct_note, refusal_note
-from core.prune import prune
 from core.sandbox import Confinement, confine, sandbox_denial
 from core.sandbox.blocked import how_to_allow
 from core.sandbox.protected import Snapshot
 from core.sandbox.reaper import become_subreaper, end_adopted
 from core.secrets import EnvPolicy, scrub_env
 from core.session.items import ToolOutcome
-from core.tools.base import ToolContext, ToolError, ToolResult
+from core.tools.base import Printed, ToolContext, ToolError, ToolResult
 from core.tools.safety import NOT_KNOWN_READ_ONLY, Question, command_question
 from core.tools.shells import detect_shell
 
@@ -278,7 +277,8 @@ def kill_tree(proc: subprocess.Popen, block: bool = True, job: Any = None) -> No
 
 
 def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    """The `run_shell` tool: approval for destructive commands, then run, archive and prune."""
+    """The `run_shell` tool: approval for destructive commands, then run and archive; its result
+    declares what the command printed, for the finish step to prune."""
     command: str = args["command"]
     if not command.strip():
         raise ToolError("command is empty")
@@ -326,35 +326,35 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                                    "Running it outside the sandbox was not approved: {refusal}. {how}").format(
                 what=blocked.describe(), refusal=refusal,
                 how=how_to_allow(blocked.kept_out, blocked.actions, confinement.policy)) + "]\n"
-    pruned = prune(output, command=command, exit_code=run.exit_code, archive_id=archive_id,
-                   budget_chars=ctx.result_chars)
-    text = sandbox_note + network_note + pruned.text
+    head = sandbox_note + network_note
     if run.timed_out:
-        text = (f"timed out after {timeout:.0f} s; the process tree was killed. Nothing can type into a command: "
-                "if it waited for an answer (a prompt, a password, a pager), give it with a flag or on stdin\n" + text)
+        head = (f"timed out after {timeout:.0f} s; the process tree was killed. Nothing can type into a command: "
+                "if it waited for an answer (a prompt, a password, a pager), give it with a flag or on stdin\n" + head)
     elif run.interrupted:
-        text = "interrupted by the user; the process tree was killed\n" + text
+        head = "interrupted by the user; the process tree was killed\n" + head
+    tail = ""
     if run.holds_output:
-        text += ("\n[a background job is still running and holds the output; what it prints from now on is "
+        tail += ("\n[a background job is still running and holds the output; what it prints from now on is "
                  "not captured: redirect it to a file (`cmd > log 2>&1 &`) to read it later. It is stopped when "
                  "the session ends]")
     elif run.background:
-        text += "\n[a background job is still running; it is stopped when the session ends]"
+        tail += "\n[a background job is still running; it is stopped when the session ends]"
     if run.reverted:
-        text += (f"\n[the sandbox put back {', '.join(run.reverted)}: commands may not change what the user's git "
+        tail += (f"\n[the sandbox put back {', '.join(run.reverted)}: commands may not change what the user's git "
                  "or the next session runs (.git/config, .git/hooks, .git/info, .gitmodules, .mcp.json); "
                  "ask the user to make that change]")
     if run.truncated_bytes:
-        text += f"\n[{run.truncated_bytes:,} more bytes were not kept in memory" + (
+        tail += f"\n[{run.truncated_bytes:,} more bytes were not kept in memory" + (
             f"; read them with read_output id={archive_id}]" if archive_id else "]")
     if dropped:
-        text += f"\n[output archive: {dropped}]"
+        tail += f"\n[output archive: {dropped}]"
     status = "ok" if run.exit_code == 0 else "error"
-    return ToolResult(text, status=status, outcome=ToolOutcome(
+    # What it printed is pruned by the finish step (core/agent/results.py), between the notes.
+    printed = Printed(len(head), len(head) + len(output), command, run.exit_code, archive_id or "")
+    return ToolResult(head + output + tail, status=status, printed=printed, outcome=ToolOutcome(
         command=command, exit_code=run.exit_code, archive=archive_id or "",
         sandbox=confinement.info.backend if confinement else "none",
-        sandbox_blocked=blocked.describe() if blocked is not None else "",
-        pruned_from=pruned.original_chars, pruned_to=pruned.pruned_chars))
+        sandbox_blocked=blocked.describe() if blocked is not None else ""))
 
 
 def _network_note(confinement: Confinement | None, decided: int, output: str, exit_code: int | None) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core import protocol as ev
-from core.agent.approvals import NOBODY_TO_ASK, parse_decision
+from core.agent.approvals import NOBODY_TO_ASK
 from core.agent.loop import Agent
 from core.cancel import Cancel
 from core.modes import ASK, YES
@@ -20,6 +20,7 @@ from core.session.journal import Journal
 from tests.conftest import Recorder, make_settings
 from tests.support.slash import slash
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
+from ui.approval_text import parse_decision
 
 
 def _agent(server: ScriptedServer, tmp_path: Path, recorder: Recorder, mode: str = ASK, interactive: bool = True,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import ci_figures, measurements
+from bench import ci_figures, measurements, unit_tier
 from core import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -282,6 +282,17 @@ def test_ci_figures_says_when_a_log_has_no_summary(tmp_path: Path, capsys: pytes
     log.write_text("collecting ...\nKilled\n", encoding="utf-8")
     assert ci_figures.main(["--step", "Linux suite", "5", str(log), "--file", str(tmp_path / "m.md")]) == 2
     assert "no pytest summary line" in capsys.readouterr().err
+
+
+def test_the_unit_block_holds_what_pytest_printed_and_the_time_it_took(tmp_path: Path) -> None:
+    log = "tests/unit/test_x.py ....\n===== 1541 passed, 31 skipped, 2 xfailed in 258.62s (0:04:18) =====\n"
+    target = tmp_path / "m.md"
+    measurements.write_block("unit", unit_tier.unit_block(log, 259), target)
+    text = target.read_text(encoding="utf-8")
+    assert "| unit (`python3 -m pytest tests/unit`) | 1541 passed, 31 skipped, 2 xfailed | 4 min 19 s |" in text
+    assert "Reproduce: `python3 -m bench.unit_tier`" in text and "<!-- BEGIN unit -->" in text
+    with pytest.raises(ValueError, match="no pytest summary line"):
+        unit_tier.unit_block("collecting ...\nKilled\n", 5)
 
 
 README_ZH = ROOT / "README.zh-CN.md"

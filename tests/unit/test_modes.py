@@ -127,7 +127,7 @@ def test_the_rule_offered_names_the_program(command: str, rule: str | None) -> N
 
 @pytest.mark.parametrize("glue", [" && ", "; ", " || ", " | "])
 def test_a_long_line_keeps_each_risky_segment(glue: str) -> None:
-    from core.agent.approvals import compact_action
+    from ui.approval_text import compact_action
 
     command = glue.join(["echo " + "x" * 300, "rm -rf ~/projects", "echo y " * 60, "git push --force origin main",
                          "echo done"])

@@ -1,5 +1,5 @@
 """The plain front ends' approval question: asked in the terminal, answered with the numbering
-every front end uses (core/agent/approvals.py)."""
+every front end uses (ui/approval_text.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from contextlib import nullcontext
 from typing import TextIO
 
 from core import protocol as ev
-from core.agent.approvals import compact_action, label, offered, parse_decision, wrap
 from core.i18n import _
+from ui.approval_text import compact_action, label, offered, parse_decision, wrap
 from ui.plain.interrupts import InterruptHandler
 from ui.terminal import read_line
 

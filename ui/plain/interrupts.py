@@ -7,12 +7,21 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
-from core.cancel import Cancel
 from core.i18n import _
 
 CTRL_C_EVENT, CTRL_BREAK_EVENT = 0, 1  # Windows' console control events (signal has them only there)
+
+
+class Cancellable(Protocol):
+    """What a press of Ctrl-C stops: the running job (the plain front ends send the runtime an
+    `Interrupt` op from `cancel`)."""
+
+    @property
+    def cancelled(self) -> bool: ...
+
+    def cancel(self, reason: str) -> None: ...
 
 
 class InterruptHandler:
@@ -27,7 +36,7 @@ class InterruptHandler:
     handler. Ctrl-Break, which Windows would answer by ending the process at once, is a Ctrl-C."""
 
     def __init__(self) -> None:
-        self._current: Cancel | None = None
+        self._current: Cancellable | None = None
         self._prompting = False
         self._console_handler: Any = None  # kept referenced while Windows may call it
 
@@ -67,7 +76,7 @@ class InterruptHandler:
         return event in (CTRL_C_EVENT, CTRL_BREAK_EVENT) and self._cancel_turn()
 
     @contextmanager
-    def running(self, cancel: Cancel) -> Iterator[None]:
+    def running(self, cancel: Cancellable) -> Iterator[None]:
         self._current = cancel
         try:
             yield

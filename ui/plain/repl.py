@@ -71,7 +71,7 @@ def wait_for_job(runtime: Runtime, sink: PlainSink, interrupts: InterruptHandler
     """Until the job ends: answer its questions (refused when nobody can be asked) and return what
     a slash command was answered with. A second Ctrl-C while the job stops raises KeyboardInterrupt."""
     result: ev.CommandAnswer | None = None
-    with interrupts.running(_JobInterrupt(runtime)):  # type: ignore[arg-type]
+    with interrupts.running(_JobInterrupt(runtime)):
         while True:
             try:
                 event = sink.inbox.get(timeout=_POLL)

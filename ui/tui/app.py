@@ -10,7 +10,6 @@ turn runs queues the message; the runtime takes it when the turn ends.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 import traceback
 import typing
@@ -120,7 +119,7 @@ class AgentApp:
         try:
             return self.app.run(pre_run=self._pre_run, set_exception_handler=False) or 0
         finally:
-            self._send_later(ev.Interrupt("the agent is closing"))
+            self.runtime.send(ev.Interrupt("the agent is closing"))
             self.runtime.send(ev.Shutdown())
 
     def _pre_run(self) -> None:
@@ -273,12 +272,8 @@ class AgentApp:
         """Esc: stop the running turn."""
         if self.view.status.busy and not self.stopping:
             self.stopping = True
-            self._send_later(ev.Interrupt(_("interrupted by the user (Esc)")))
+            self.runtime.send(ev.Interrupt(_("interrupted by the user (Esc)")))
             self.view.status.detail = _("stopping")
-
-    def _send_later(self, op: ev.Op) -> None:
-        """Send from a thread of its own: an interrupt may wait for a process tree, never on the UI thread."""
-        threading.Thread(target=self.runtime.send, args=(op,), daemon=True).start()
 
     # -- keys -------------------------------------------------------------------------------
     def _keys(self) -> KeyBindings:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.i18n import _
-from core.sandbox.reaper import helper_environment
+from core.runtime.open import helper_environment
 
 OSC52_LIMIT = 100_000  # terminals cap the sequence; beyond it only a file is reliable
 

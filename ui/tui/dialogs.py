@@ -18,8 +18,8 @@ from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame, TextArea
 
 from core import protocol as ev
-from core.agent.approvals import first_risky, label, offered, parse_decision, wrap
 from core.i18n import _, ngettext
+from ui.approval_text import first_risky, label, offered, parse_decision, wrap
 from ui.tui.render import safe
 
 Answer = Callable[[str, str, str], Any]  # (request id, decision, reason)

@@ -15,7 +15,7 @@ from rich.color import ColorType
 from rich.console import Console
 from rich.style import Style
 
-from core.sanitize import defuse
+from core.runtime.display import defuse
 
 Fragments = list[tuple[str, str]]
 
@@ -25,7 +25,7 @@ _STANDARD = ("ansiblack", "ansired", "ansigreen", "ansiyellow", "ansiblue", "ans
 
 
 def safe(text: str, *, output: bool = False) -> str:
-    """Text fit to show, through the project's one sanitiser (core/sanitize.py): control characters
+    """Text fit to show, through the project's one sanitiser (core.runtime.display): control characters
     made visible; for command output (`output=True`) colours dropped and \\r redraws resolved."""
     return defuse(text.replace("\r\n", "\n"), output=output)
 

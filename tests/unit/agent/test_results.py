@@ -3,16 +3,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core import protocol as ev
+from core.agent import results
 from core.agent.guard import Guard
 from core.agent.results import finish
 from core.checkpoints import Checkpoints
+from core.context.cap import prune_budget_chars
 from core.secrets import Redactor
 from core.session.items import (
     FunctionCall,
@@ -23,7 +28,7 @@ from core.session.items import (
     to_record,
 )
 from core.tools import Tool, ToolContext, ToolResult, ToolRun, run_tool
-from core.tools.base import params
+from core.tools.base import Printed, params
 from tests.conftest import TEST_KEY
 from tests.support.agent_process import native
 from tests.support.tools import tool_context
@@ -131,13 +136,62 @@ def test_a_tool_that_declares_itself_checkpointed_runs_inside_a_checkpoint(tmp_p
     assert recorded == (["a.txt"] if checkpointed else [])
 
 
-def test_run_shell_reports_what_pruning_made_of_its_output(tmp_path: Path) -> None:
+def test_run_shell_declares_what_it_printed_and_finish_reports_what_pruning_made_of_it(tmp_path: Path) -> None:
     command = native("seq 1 40000", "for /L %i in (1,1,40000) do @echo %i", "1..40000")
     call = FunctionCall("c1", "run_shell", json.dumps({"command": command}))
     ctx = tool_context(tmp_path, approve=True)
-    ctx.result_chars = 2_000
     run = run_tool(call, ctx)
-    assert run.outcome.exit_code == 0 and run.outcome.command == command
-    assert run.outcome.pruned_from is not None and run.outcome.pruned_from > 200_000
-    assert run.outcome.pruned_to == len(run.output) <= 2_000
-    assert f"{run.outcome.pruned_from:,} → {run.outcome.pruned_to:,} chars" in run.output
+    assert run.outcome.exit_code == 0 and run.outcome.command == command and run.outcome.pruned_from is None
+    assert run.printed is not None and run.printed.command == command and run.printed.exit_code == 0
+    assert len(run.output[run.printed.start:run.printed.end]) > 200_000  # the run keeps every character
+    done = finish(call, run, [call], Guard(), 600, Redactor(TEST_KEY))
+    event = done.event
+    assert event.pruned_from is not None and event.pruned_from > 200_000
+    assert event.pruned_to == len(event.result) <= prune_budget_chars(600)
+    assert f"{event.pruned_from:,} → {event.pruned_to:,} chars" in event.result
+    assert (done.output.outcome.pruned_from, done.output.outcome.pruned_to) == (event.pruned_from, event.pruned_to)
+    assert run.outcome.pruned_from is None  # finish shapes a copy of the facts
+
+
+@pytest.mark.parametrize("notes", [("", ""), ("[network: refused example.com]\n", "\n[a background job is still running]"),
+                                   ("timed out after 3 s\n", "")])
+def test_the_notes_around_what_a_command_printed_are_kept_whole(notes: tuple[str, str]) -> None:
+    head, tail = notes
+    printed = "".join(f"Compiling crate{n} v0.1.0\n" for n in range(4000)) + "error[E0308]: mismatched types\n"
+    call = FunctionCall("c1", "run_shell", '{"command": "cargo build"}')
+    run = dataclasses.replace(_run(call, head + printed + tail, command="cargo build", exit_code=101),
+                              printed=Printed(len(head), len(head) + len(printed), "cargo build", 101, "out-7"))
+    done = _finish(call, run)
+    assert done.event.result.startswith(head + "exit code 101\n[pruned ") and done.event.result.endswith(tail)
+    assert "error[E0308]: mismatched types" in done.event.result and "out-7" in done.event.result
+    assert done.event.pruned_to is not None and done.event.pruned_to < len(printed) == done.event.pruned_from
+
+
+# What each step of `finish` calls, by the name its docstring gives the step.
+STEP_CALLS = {"prune": "prune", "repeat check": "judge_repeat", "replay note": "replayed", "clean": "clean_text",
+              "cap": "cap_result", "redact": "redact"}
+
+
+def test_finish_runs_its_steps_in_the_order_its_docstring_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    numbered = re.findall(r"^  (\d)\. ([a-z ]+):", results.__doc__ or "", re.MULTILINE)
+    assert [int(number) for number, _ in numbered] == list(range(1, len(STEP_CALLS) + 1)), numbered
+    documented = [step for _, step in numbered]
+    assert sorted(documented) == sorted(STEP_CALLS), documented
+    called: list[str] = []
+
+    def spy(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def step(*args: Any, **kwargs: Any) -> Any:
+            called.append(name)
+            return real(*args, **kwargs)
+        return step
+
+    for name in ("prune", "judge_repeat", "clean_text", "cap_result"):
+        monkeypatch.setattr(results, name, spy(name, getattr(results, name)))
+    guard = Guard()
+    monkeypatch.setattr(guard, "replayed", spy("replayed", guard.replayed))
+    call = FunctionCall("c1", "run_shell", '{"command": "make"}')
+    text = "make: *** [all] Error 2\n"
+    run = dataclasses.replace(_run(call, text, command="make", exit_code=2),
+                              printed=Printed(0, len(text), "make", 2))
+    finish(call, run, [call], guard, CAP, spy("redact", Redactor(TEST_KEY)))
+    assert called == [STEP_CALLS[step] for step in documented]
