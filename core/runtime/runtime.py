@@ -24,6 +24,7 @@ from pathlib import Path
 from core import protocol as ev
 from core.cancel import Cancel
 from core.config import Settings
+from core.i18n import _
 from core.modes import ASK, resolve_mode
 from core.runtime.commands import Owned, dispatch
 from core.runtime.open import Session, open_session
@@ -76,7 +77,7 @@ class Runtime:
     def close(self, timeout: float = 10.0) -> None:
         """Stop taking jobs, interrupt the running one, and close the session (its commands' process
         trees end with it)."""
-        self.send(ev.Interrupt("the agent is closing"))
+        self.send(ev.Interrupt(_("the agent is closing")))
         self.send(ev.Shutdown())
         self._control.put(None)  # after the interrupt: the control thread acts on it, then ends
         for thread in (self._worker, self._controller):

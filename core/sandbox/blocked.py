@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,12 +42,14 @@ class Blocked:
     actions: tuple[str, ...] = ()
     kept_out: tuple[Path, ...] = ()  # the paths resolved, for `how_to_allow`
 
-    def describe(self) -> str:
+    def describe(self, translate: Callable[[str], str] = _) -> str:
+        """What was blocked, in the interface's language (`translate=str`: in English, for a note
+        written in English)."""
         parts = []
         if self.paths:
-            parts.append(_("access to {paths}").format(paths=_shown(self.paths)))
-        parts.extend(_(action) for action in self.actions)
-        return _(" and ").join(parts)
+            parts.append(translate("access to {paths}").format(paths=_shown(self.paths)))
+        parts.extend(translate(action) for action in self.actions)
+        return translate(" and ").join(parts)
 
 
 def how_to_allow(kept_out: Iterable[Path], actions: Iterable[str], policy: Policy) -> str:

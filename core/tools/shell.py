@@ -318,7 +318,7 @@ def run_shell(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
                           _("the sandbox blocked {what}").format(what=blocked.describe()))
         if refusal is None:
             run, output, archive_id, dropped = _execute(command, ctx, timeout, None)
-            sandbox_note = (f"[the sandbox blocked {blocked.describe()}; the user allowed running it outside "
+            sandbox_note = (f"[the sandbox blocked {blocked.describe(str)}; the user allowed running it outside "
                             "the sandbox, and this is the output of that second run]\n")
         else:
             sandbox_note = "[" + _("blocked by the sandbox: {what} is outside what commands may touch (they write only "

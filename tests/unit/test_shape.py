@@ -5,13 +5,17 @@ module outgrows one reader's sitting."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
+import re
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from core import protocol_commands
 from tests.support.paths import ROOT
 
 PACKAGES = ("core", "ui")
@@ -326,3 +330,41 @@ def test_the_surface_check_sees_a_reach_past_it(tmp_path: Path) -> None:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     assert past_the_surface(tmp_path) == {"ui/b.py": {"core.agent.approvals"}, "agent.py": {"core.agent"}}
+
+
+def _prose_or_bags(cls: type) -> list[str]:
+    """The fields of a command answer (and of the rows it carries) that are prose for a front end to
+    show, or a free-form dict (values of any type, read by key), rather than data it words itself."""
+    found = []
+    for f in dataclasses.fields(cls):
+        bag = str(f.type) == "dict" or re.search(r"dict\[\w+, (object|Any|typing\.Any)\]", str(f.type))
+        if f.name in ("text", "data") or bag:
+            found.append(f"{cls.__name__}.{f.name}: {f.type}")
+        rows = [getattr(protocol_commands, name) for name in re.findall(r"\w+", str(f.type))
+                if dataclasses.is_dataclass(getattr(protocol_commands, name, None))]
+        found += [problem for row in rows for problem in _prose_or_bags(row)]
+    return found
+
+
+def test_command_answers_carry_data_that_front_ends_word() -> None:
+    """Each front end formats a slash command's answer itself (ui/reports.py): an answer with a
+    `text` to print or a `data` dict to read by key would move the wording back into the core."""
+    answers = typing.get_args(protocol_commands.CommandAnswer)
+    assert len(answers) >= 10
+    found = [problem for answer in answers for problem in _prose_or_bags(answer)]
+    assert not found, found
+    assert not hasattr(protocol_commands, "CommandResult")
+
+
+def test_the_answer_check_sees_prose_and_bags() -> None:
+    @dataclasses.dataclass
+    class Wordy:
+        op_id: str
+        text: str
+        data: dict[str, int]
+        extra: dict = dataclasses.field(default_factory=dict)
+        bag: dict[str, object] = dataclasses.field(default_factory=dict)
+        counts: dict[str, int] = dataclasses.field(default_factory=dict)  # typed data: fine
+
+    found = [p.split(":")[0] for p in _prose_or_bags(Wordy)]
+    assert found == ["Wordy.text", "Wordy.data", "Wordy.extra", "Wordy.bag"]

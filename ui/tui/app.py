@@ -119,7 +119,7 @@ class AgentApp:
         try:
             return self.app.run(pre_run=self._pre_run, set_exception_handler=False) or 0
         finally:
-            self.runtime.send(ev.Interrupt("the agent is closing"))
+            self.runtime.send(ev.Interrupt(_("the agent is closing")))
             self.runtime.send(ev.Shutdown())
 
     def _pre_run(self) -> None:
