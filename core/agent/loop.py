@@ -64,6 +64,8 @@ from core.tools import ToolContext, run_tool, tool_schemas
 from core.tools.shell import end_turn_orphans
 from core.tools.workspace import Workspace
 
+FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "multi_edit"})
+
 if TYPE_CHECKING:
     from core.mcp.tools import McpTools
 
@@ -217,7 +219,7 @@ class Agent:
                                                                      kind="unconfined"),
                               archive=self.archive, checkpoints=self.checkpoints,
                               result_chars=prune_budget_chars(cap), mode=self.approvals.mode,
-                              allowed=self.approvals.allowed, network=self.network)
+                              allowed=self.approvals.allowed, network=self.network, seen=self._seen_file)
             finished = finish(call, run_tool(call, ctx, mcp_tools), self.history, guard, cap, self._redact)
             self._stuck = finished.stuck or self._stuck
             outputs.append(finished.output)
@@ -225,6 +227,12 @@ class Agent:
             self.emit(finished.event)
         self._stuck = self._stuck or guard.after_step(outputs)
         return not cancel.cancelled
+
+    def _seen_file(self, rel: str) -> bool:
+        """Whether the model was shown `rel` in this session: a file tool's result names it (a read,
+        a write, an edit, or a refused blind write that showed its content)."""
+        return any(isinstance(item, FunctionCallOutput) and item.outcome.path == rel
+                   and item.outcome.tool in FILE_TOOLS for item in self.history)
 
     # -- requests ---------------------------------------------------------------------------
     def _ask(self, cancel: Cancel, step: int = 1, correction: str | None = None) -> TurnResult:

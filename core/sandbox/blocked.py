@@ -47,9 +47,9 @@ class Blocked:
         written in English)."""
         parts = []
         if self.paths:
-            parts.append(translate("access to {paths}").format(paths=_shown(self.paths)))
+            parts.append(translate(N_("access to {paths}")).format(paths=_shown(self.paths)))
         parts.extend(translate(action) for action in self.actions)
-        return translate(" and ").join(parts)
+        return translate(N_(" and ")).join(parts)
 
 
 def how_to_allow(kept_out: Iterable[Path], actions: Iterable[str], policy: Policy) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core import protocol as ev
-from core.session.items import FunctionCall
+from core.session.items import FunctionCall, ToolOutcome
 from core.tools.base import Tool, ToolContext, ToolError, ToolResult, ToolRun, params, parse_arguments
 from core.tools.files import edit_file, list_files, multi_edit, read_file, write_file
 from core.tools.output import read_output
@@ -44,7 +44,9 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
              "offset": {"type": "integer", "description": "First line to show, 1-based (default 1)."},
              "limit": {"type": "integer", "description": "How many lines to show (default 2000)."},
          }, ["path"]), read_file),
-    Tool("write_file", "Create or overwrite a file with the given content (parent folders are created).",
+    Tool("write_file", "Create a file, or replace one whole, with the given content (parent folders are "
+         "created). An existing file must have been read in this session first; to change part of a file "
+         "use edit_file.",
          params({"path": _PATH, "content": {"type": "string", "description": "The complete new file content."}},
                 ["path", "content"]), write_file),
     Tool("edit_file", "Replace a passage of a file. Copy old_text from read_file output without the line "
@@ -122,7 +124,7 @@ def run_tool(call: FunctionCall, ctx: ToolContext, extra: Mapping[str, Tool] | N
             else:
                 result = tool.handler(args, ctx)
         except ToolError as exc:
-            result = ToolResult(f"error: {exc}", status="error")
+            result = ToolResult(f"error: {exc}", status="error", outcome=ToolOutcome(path=exc.path))
         except (OSError, UnicodeError) as exc:
             result = ToolResult(f"error: {call.name} failed: {exc}", status="error")
         except Exception as exc:  # a bug in a tool must not end the session

@@ -24,7 +24,12 @@ Approve = Callable[[str, str], str | None]
 
 
 class ToolError(Exception):
-    """A tool could not do what was asked; the message goes back to the model as the result."""
+    """A tool could not do what was asked; the message goes back to the model as the result, and
+    `path` (a file it showed the model part of) into the outcome."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,10 @@ class ToolContext:
     mode: str = AUTO  # the approval mode (core.modes): which commands ask before they run
     allowed: Callable[[str, str], bool] = lambda command, dialect: False  # the workspace's allow rules
     network: SessionNetwork | None = None  # the session's proxy, for the proxied network (AGENT_NETWORK)
+    # Whether the model was shown a file's content in this session (it read, wrote or edited it): a
+    # write over a file it never saw is refused once, with the content shown. The loop answers from
+    # the session's history; elsewhere every file counts as seen.
+    seen: Callable[[str], bool] = lambda rel: True
 
 
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]

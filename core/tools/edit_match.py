@@ -23,6 +23,8 @@ _LINE_NUMBER = re.compile(r"^ *(\d+)\t")
 # gutter `12 |`, and read_file's tab shown as spaces up to the tab stop at column 8. Content can start
 # like these, so they count only at the lines they name.
 _GUTTER = re.compile(r"^(?:[^\s:]+:)?(\d+):|^ *(\d+) *[|\u2502] ?|^(?= *(\d+) +)[ \d]{7} ")
+# A file this short is shown whole when an edit misses it or a blind overwrite is refused.
+SHOWN_LINES = 60
 _JSON_ESCAPE = re.compile(r'\\([nrt"\\])')
 _UNESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
@@ -397,8 +399,16 @@ def _closest(text: str, old: str, new: str) -> str:
         score = difflib.SequenceMatcher(None, line.strip(), first).quick_ratio()
         if score > best:
             best, best_at = score, i
-    if best_at >= 0 and best > 0.5:
+    close = best_at >= 0 and best > 0.5
+    if len(file_lines) <= SHOWN_LINES:  # a small file whole: the next try needs no read_file step
+        where = f"the closest passage is at line {best_at + 1}; " if close else ""
+        return f"{message}; {where}the whole file ({len(file_lines)} lines) is:\n{numbered(file_lines)}"
+    if close:
         block = file_lines[best_at: best_at + max(len(want), 1) + 1]
-        shown = "\n".join(f"{best_at + 1 + i:>6}\t{line.rstrip(chr(13))}" for i, line in enumerate(block[:30]))
-        return f"{message}; the closest passage is at line {best_at + 1}:\n{shown}"
+        return f"{message}; the closest passage is at line {best_at + 1}:\n{numbered(block[:30], best_at + 1)}"
     return f"{message}; read the file again to see its current content"
+
+
+def numbered(lines: list[str], first: int = 1) -> str:
+    """Lines as read_file shows them (number, tab, text), the form a model copies `old_text` from."""
+    return "\n".join(f"{first + i:>6}\t{line.rstrip(chr(13))}" for i, line in enumerate(lines))

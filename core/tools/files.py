@@ -20,7 +20,7 @@ from core.secrets import REDACTED
 from core.session.items import ToolOutcome
 from core.tools.atomic import WriteFailed, write_atomically
 from core.tools.base import ToolContext, ToolError, ToolResult
-from core.tools.edit_match import EditMismatch, Placement, locate, locate_all
+from core.tools.edit_match import SHOWN_LINES, EditMismatch, Placement, locate, locate_all, numbered
 from core.tools.workspace import OutsideWorkspace, resolve_path
 
 DEFAULT_READ_LINES = 2000
@@ -64,7 +64,25 @@ def _missing(ctx: ToolContext, target: Path, path: str) -> ToolError:
         close = difflib.get_close_matches(target.name, os.listdir(parent), n=3, cutoff=0.6)
         if close:
             hint = "; similar: " + ", ".join(ctx.workspace.rel(parent / c) for c in close)
+    elsewhere = _same_name(ctx, target)
+    if elsewhere:
+        hint += "; a file of that name is at " + ", ".join(elsewhere)
     return ToolError(f"{path!r} does not exist{hint}")
+
+
+def _same_name(ctx: ToolContext, target: Path, most: int = 3) -> list[str]:
+    """Files named like `target` elsewhere in the workspace (a model that guessed the folder wrong
+    finds the file), from a walk bounded in entries so a huge tree costs little."""
+    found: list[str] = []
+    budget = 20_000
+    for current, dirs, files in os.walk(ctx.workspace.root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        budget -= len(dirs) + len(files)
+        if target.name in files and Path(current) / target.name != target:
+            found.append(ctx.workspace.rel(Path(current) / target.name))
+        if len(found) >= most or budget <= 0:
+            break
+    return found
 
 
 def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -190,14 +208,35 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(f"{rel} is a directory")
     _guard_credentials(ctx, rel, "write")
     previous = target.read_bytes() if target.is_file() else None
+    if previous and not ctx.seen(rel):
+        return _unseen(rel, previous)
+    new_folder = not target.parent.exists()
     data = content.encode("utf-8")
     _store(ctx, target, data, make_parents=True, previous=previous)
     if ctx.checkpoints is not None:
         ctx.checkpoints.file_changed("write_file", rel, previous, data)
     lines = len(content.splitlines())
     what = f"overwrote {rel} (was {len(previous.splitlines())} lines)" if previous is not None else f"created {rel}"
-    return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes",
+    elsewhere = _same_name(ctx, target) if new_folder else []
+    note = f"; note: its folder is new, and a file of that name is at {', '.join(elsewhere)}" if elsewhere else ""
+    return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes{note}",
                       outcome=ToolOutcome(path=rel, sha=hashlib.sha256(data).hexdigest()))
+
+
+def _unseen(rel: str, previous: bytes) -> ToolResult:
+    """A write over a file the model never saw, refused once with its content: a guess at a file's
+    content would replace it whole. The refusal carries the path, so the next write goes through."""
+    if looks_binary(previous[:SNIFF_BYTES]):
+        shown = f"it is a binary file ({len(previous):,} bytes)"
+    else:
+        lines = previous.decode("utf-8", errors="replace").split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        more = f"\n[… {len(lines) - SHOWN_LINES:,} more lines: read_file to see them]" if len(lines) > SHOWN_LINES else ""
+        shown = f"its {len(lines)} lines are:\n{numbered(lines[:SHOWN_LINES])}{more}"
+    return ToolResult(f"error: {rel} exists and was not read in this session, so write_file did not replace it; "
+                      f"{shown}\nTo change part of it, use edit_file; to replace it whole, call write_file again.",
+                      status="error", outcome=ToolOutcome(path=rel))
 
 
 def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -237,7 +276,7 @@ def _apply_edits(path: str, edits: list[dict[str, Any]], ctx: ToolContext, tool:
         try:
             places = locate_all(text, old, new) if edit.get("replace_all") else [locate(text, old, new)]
         except EditMismatch as exc:
-            raise ToolError(f"{label}in {rel}: {exc}{undone}") from None
+            raise ToolError(f"{label}in {rel}: {exc}{undone}", path=rel) from None  # the model saw a passage
         for place in reversed(places):
             text = text[:place.start] + place.replacement + text[place.end:]
         reports.append(_report(text, places, label))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.credentials import is_credential_path
-from core.tools.base import Tool, ToolError, params, parse_arguments
+from core.tools.base import Tool, ToolContext, ToolError, params, parse_arguments
 from core.tools.files import edit_file, list_files, read_file, write_file
 from core.tools.safety import destructive_reason
 from core.tools.search import search
@@ -291,3 +291,70 @@ def test_a_file_that_already_holds_the_placeholder_can_still_be_edited(ws: Path)
     assert (ws / "redaction.md").read_text().count(REDACTED) == 2
     with pytest.raises(ToolError, match="more time"):
         edit_file({"path": "redaction.md", "old_text": "journal", "new_text": f"journal, and {REDACTED}"}, ctx(ws))
+
+
+# -- what a model that guesses is shown -----------------------------------------------------------
+def _seeing(root: Path, *seen: str) -> ToolContext:
+    """The tools' context for a model that was shown only the files `seen`."""
+    context = ctx(root)
+    context.seen = lambda rel: rel in seen
+    return context
+
+
+@pytest.mark.parametrize(("content", "shown", "not_shown"), [
+    (b"def add(a, b):\n    return a - b\n", ["     1\tdef add(a, b):", "     2\t    return a - b", "its 2 lines"], []),
+    ("".join(f"line {n}\n" for n in range(1, 101)).encode(), ["    60\tline 60", "40 more lines: read_file"],
+     ["line 61"]),
+    ("价格 = 1\r\n名称 = '猫'\r\n".encode(), ["     1\t价格 = 1", "     2\t名称 = '猫'"], ["\r"]),
+    (bytes(range(256)) * 8, ["binary file (2,048 bytes)"], []),
+])
+def test_a_write_over_a_file_the_model_never_saw_is_refused_once_with_its_content(
+        ws: Path, content: bytes, shown: list[str], not_shown: list[str]) -> None:
+    (ws / "calc.py").write_bytes(content)
+    refused = write_file({"path": "calc.py", "content": "guessed\n"}, _seeing(ws))
+    assert refused.status == "error" and refused.outcome.path == "calc.py"
+    assert "was not read in this session" in refused.output and "call write_file again" in refused.output
+    assert all(s in refused.output for s in shown) and not any(s in refused.output for s in not_shown)
+    assert (ws / "calc.py").read_bytes() == content  # nothing lost
+    written = write_file({"path": "calc.py", "content": "replaced\n"}, _seeing(ws, "calc.py"))
+    assert written.status == "ok" and (ws / "calc.py").read_text() == "replaced\n"
+
+
+def test_writes_that_lose_nothing_unseen_are_not_refused(ws: Path) -> None:
+    (ws / "empty.txt").write_bytes(b"")
+    for path in ("empty.txt", "new.txt", "fresh/dir/new.txt"):
+        assert write_file({"path": path, "content": "x\n"}, _seeing(ws)).status == "ok", path
+
+
+def test_a_missing_path_names_the_file_of_that_name_elsewhere(ws: Path) -> None:
+    (ws / "lists.py").write_text("def first(xs):\n    return xs[1]\n")
+    (ws / "pkg").mkdir()
+    (ws / "pkg" / "main.py").write_text("import os\n")
+    (ws / "node_modules" / "x").mkdir(parents=True)
+    (ws / "node_modules" / "x" / "util.js").write_text("")
+    for path, named in (("tests/lists.py", "lists.py"), ("src/main.py", "pkg/main.py"), ("lib/lists.py", "lists.py")):
+        with pytest.raises(ToolError, match=f"a file of that name is at {named}$"):
+            edit_file({"path": path, "old_text": "a", "new_text": "b"}, ctx(ws))
+    with pytest.raises(ToolError, match=r"'src/main\.py' does not exist; a file"):
+        read_file({"path": "src/main.py"}, ctx(ws))
+    with pytest.raises(ToolError, match=r"'lib/util\.js' does not exist$"):  # what SKIP_DIRS hides stays hidden
+        read_file({"path": "lib/util.js"}, ctx(ws))
+    created = write_file({"path": "tests/lists.py", "content": "x = 1\n"}, ctx(ws))
+    assert created.output.endswith("note: its folder is new, and a file of that name is at lists.py")
+    assert "note" not in write_file({"path": "tests/other.py", "content": "x\n"}, ctx(ws)).output
+
+
+def test_an_edit_that_misses_a_small_file_shows_it_whole_and_names_it(ws: Path) -> None:
+    (ws / "shop.py").write_text("def total(prices):\n    result = 0\n    for p in prices:\n        result = p\n"
+                                "    return result\n")
+    with pytest.raises(ToolError) as small:
+        edit_file({"path": "shop.py", "old_text": "total = prices[-1]", "new_text": "total = sum(prices)"}, ctx(ws))
+    assert small.value.path == "shop.py"
+    assert "the whole file (6 lines) is:" in str(small.value) and "     4\t        result = p" in str(small.value)
+    lines = [f"x{n} = {n}" for n in range(200)]
+    lines[150] = "def compute_totals(prices):"
+    (ws / "big.py").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ToolError) as big:
+        edit_file({"path": "big.py", "old_text": "def compute_total(prices):", "new_text": "def f():"}, ctx(ws))
+    assert "closest passage is at line 151" in str(big.value) and "whole file" not in str(big.value)
+    assert "x3 = 3" not in str(big.value)
