@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_sessions import _reader
 from tests.support.agent_process import run_agent
 from tests.support.chinese_ui import CHINESE_LOCALE, english_words
 from tests.support.mcp_servers import HANG, write_config
+from tests.support.reading_model import reader_model
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
@@ -114,7 +114,7 @@ def test_what_shaping_the_context_did_in_the_chosen_language(tmp_path: Path, fla
     (tmp_path / "ws").mkdir()
     for n in range(6):
         (tmp_path / "ws" / f"f{n}.txt").write_text(f"file {n}: " + " ".join(f"w{n}{k}" for k in range(700)) + "\n")
-    with ScriptedServer(responder=_reader) as server:
+    with ScriptedServer(responder=reader_model) as server:
         done = run_agent(["--one", "task one", *flags], server.url, tmp_path,
                          env={**CHINESE_LOCALE, "AGENT_WORKING_BUDGET": "6000", "DEEPSEEK_CONTEXT_WINDOW": "100000"})
     err = done.stderr.decode("utf-8")

@@ -31,6 +31,7 @@ from tests.conftest import TEST_KEY, Recorder, make_settings
 from tests.support.agent_process import AGENT, run_agent
 from tests.support.heartbeat import BEAT, beating
 from tests.support.history import pairs_valid
+from tests.support.reading_model import reader_model
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 # A command's script: it starts a heartbeat grandchild (see BEAT) that holds our output pipe, says
@@ -603,31 +604,6 @@ def test_sessions_started_in_the_same_second_never_share_a_journal(tmp_path: Pat
     assert [i.text for i in load(first.folder).items] == ["mine"]
 
 
-def _reader(body: dict) -> Reply:
-    """A model that reads f0..f5 for "task one", answers "task two" at once, and summarises on request;
-    it reports input tokens as a real server would (about one per 3 characters), so calibration and
-    the budget behave as they do in use."""
-    reply = _reader_reply(body)
-    for event in reply.events:
-        if event["type"] == "response.completed":
-            event["response"]["usage"]["input_tokens"] = len(json.dumps(body)) // 3
-    return reply
-
-
-def _reader_reply(body: dict) -> Reply:
-    if body.get("tool_choice") == "none":
-        return Reply(text_events("Summary: the user asked to read f0..f5; they were read; next: answer."))
-    users = [i["content"] for i in body["input"] if i.get("role") == "user"]
-    if users[-1] == "task two":
-        return Reply(text_events("done two"))
-    calls = [json.loads(i["arguments"])["path"] for i in body["input"] if i.get("type") == "function_call"]
-    done = int(calls[-1][1]) + 1 if calls else 0
-    if done < 6:
-        thought = f"step {done}: " + " ".join(f"idea{done}x{k}" for k in range(400))  # turns clearing cannot shrink
-        return Reply(call_events([("read_file", {"path": f"f{done}.txt"})], reasoning=thought))
-    return Reply(text_events("done one"))
-
-
 def test_resume_restores_compaction_so_the_next_request_is_the_one_without_the_restart(tmp_path: Path) -> None:
     """A resume keeps the journaled summary: it must not send the full history again and summarise
     (and bill) the same span a second time. Compared: one process doing two tasks, and the same two
@@ -639,7 +615,7 @@ def test_resume_restores_compaction_so_the_next_request_is_the_one_without_the_r
         (base / "ws").mkdir(parents=True)
         for n in range(6):
             (base / "ws" / f"f{n}.txt").write_text(f"file {n}: " + " ".join(f"w{n}{k}" for k in range(700)) + "\n")
-        with ScriptedServer(responder=_reader) as server:
+        with ScriptedServer(responder=reader_model) as server:
             if how == "live":
                 done = run_agent(["--plain"], server.url, base, stdin=b"task one\ntask two\n", env=env)
             else:

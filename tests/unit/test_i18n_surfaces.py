@@ -28,7 +28,7 @@ from core.tools.shell import run_shell
 from core.tools.workspace import Workspace
 from tests.conftest import make_settings
 from tests.support.chinese_ui import english_words
-from tests.unit.context.test_shaping import INSTRUCTIONS, SMALL, Journal, Scripted, shape_until_it_acts
+from tests.support.context_journal import INSTRUCTIONS, SMALL, Journal, Scripted, shape_until_it_acts
 from ui.reports import answer_text
 
 
