@@ -3,7 +3,7 @@
 Landlock (up to ABI 7) rules files; it cannot stop a command from connecting to a Unix socket of
 the user's session (tmux, ssh-agent, gpg-agent, D-Bus, Docker: servers that act in the user's
 name), nor from changing the limits, priority or affinity of a process it may not signal, nor from
-setting inode flags and extended attributes. The filter refuses those with EPERM:
+setting inode flags and extended attributes. The filter refuses those:
 
 - `socket(AF_UNIX, …)` (`socketpair` stays: it makes a connected pair and reaches no one), unless
   the user allowed a socket by name; io_uring, which can make sockets without `socket()`;
@@ -12,7 +12,11 @@ setting inode flags and extended attributes. The filter refuses those with EPERM
 - `ptrace`, `process_vm_readv`/`writev`, `pidfd_getfd`;
 - every `setxattr`/`removexattr` call, and the ioctls that set inode flags (`chattr`) or type into
   a terminal (TIOCSTI, TIOCLINUX). The kernel gives seccomp no path, so these are refused in the
-  workspace too.
+  workspace too. The xattr calls fail with EOPNOTSUPP, what a filesystem without extended attributes
+  answers: tools that copy permissions and ACLs (`cp -a`, `sed -i`, `tar --xattrs`) take that as
+  "nothing to copy" and go on, where EPERM makes them fail.
+
+Everything else refused fails with EPERM.
 
 A classic BPF program, built in the parent; the child only calls `prctl` before exec (after
 `PR_SET_NO_NEW_PRIVS`, which Landlock's entry already set). A system call of another architecture
@@ -49,16 +53,18 @@ class Table:
     pid_first: tuple[int, ...]  # refused when the first argument (a pid) is not 0
     who_second: tuple[int, ...]  # refused when the second argument (a pid or group) is not 0
     refused: tuple[int, ...]
+    xattrs: tuple[int, ...]  # refused as unsupported
     x32: bool = False
 
 
-# io_uring_setup/enter/register, pidfd_getfd, setxattrat, removexattrat: the generic numbers, on both.
-_NEW = (425, 426, 427, 438, 463, 466)
+# io_uring_setup/enter/register, pidfd_getfd; setxattrat, removexattrat: the generic numbers, on both.
+_NEW = (425, 426, 427, 438)
+_NEW_XATTRS = (463, 466)
 TABLES = {
     "x86_64": Table(0xC000003E, socket=41, ioctl=16, pid_first=(302, 203, 144, 142, 314), who_second=(141, 251),
-                    refused=(101, 310, 311, 188, 189, 190, 197, 198, 199, *_NEW), x32=True),
+                    refused=(101, 310, 311, *_NEW), xattrs=(188, 189, 190, 197, 198, 199, *_NEW_XATTRS), x32=True),
     "aarch64": Table(0xC00000B7, socket=198, ioctl=29, pid_first=(261, 122, 119, 118, 274), who_second=(140, 30),
-                     refused=(117, 270, 271, 5, 6, 7, 14, 15, 16, *_NEW)),
+                     refused=(117, 270, 271, *_NEW), xattrs=(5, 6, 7, 14, 15, 16, *_NEW_XATTRS)),
 }
 TABLES["amd64"] = TABLES["x86_64"]
 TABLES["arm64"] = TABLES["aarch64"]
@@ -96,6 +102,8 @@ def program(tab: Table, unix_sockets: bool = False) -> bytes:
         jump_if(nr, "second")
     for nr in tab.refused:
         jump_if(nr, deny)
+    for nr in tab.xattrs:
+        jump_if(nr, "unsupported")
     jump_if(tab.ioctl, "ioctl")
     labels: dict[str, int] = {}
     code.append((_RET_K, 0, 0, _RET_ALLOW))
@@ -116,6 +124,8 @@ def program(tab: Table, unix_sockets: bool = False) -> bytes:
     code.append((_RET_K, 0, 0, _RET_ALLOW))
     labels[deny] = len(code)
     code.append((_RET_K, 0, 0, _RET_ERRNO | errno.EPERM))
+    labels["unsupported"] = len(code)
+    code.append((_RET_K, 0, 0, _RET_ERRNO | errno.EOPNOTSUPP))
     labels[kill] = len(code)
     code.append((_RET_K, 0, 0, _RET_KILL_PROCESS))
     out = bytearray()
