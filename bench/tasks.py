@@ -41,7 +41,10 @@ DEFAULT_LOCAL_MODEL = "qwen1.5b"  # the smallest local model that solves some ta
 # The local server's limits, and temperature 0 so both builds see the same model behaviour.
 LOCAL_MODEL_ENV = {"DEEPSEEK_API_KEY": "", "DEEPSEEK_CONTEXT_WINDOW": "8192", "DEEPSEEK_MAX_OUTPUT_TOKENS": "512",
                    "DEEPSEEK_REASONING_EFFORT": "default", "DEEPSEEK_TEMPERATURE": "0", "AGENT_MAX_RETRIES": "1"}
-DOCS_BEGIN, DOCS_END = "<!-- bench/tasks.py: begin -->", "<!-- bench/tasks.py: end -->"
+def markers(block: str = "") -> tuple[str, str]:
+    """The comments around a script-written block; a named block keeps one comparison of its own."""
+    name = f" {block}" if block else ""
+    return f"<!-- bench/tasks.py: begin{name} -->", f"<!-- bench/tasks.py: end{name} -->"
 
 
 @dataclass
@@ -161,7 +164,10 @@ def _shown_command(argv: list[str]) -> str:
             shown.append(str(Path(*path.parts[-2:])))
         else:
             shown.append(arg)
-    return " ".join(shown)
+    scripts = [Path(arg) for arg in argv if arg.endswith(".py") and Path(arg).is_file()]
+    commit = subprocess.run(["git", "-C", str(scripts[0].resolve().parent), "log", "-1", "--format=%h"],
+                            capture_output=True, text=True, check=False).stdout.strip() if scripts else ""
+    return " ".join(shown) + (f" (at {commit})" if commit else "")
 
 
 def main() -> int:
@@ -174,6 +180,7 @@ def main() -> int:
     parser.add_argument("--max-steps", type=int, default=8)
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per task and build")
     parser.add_argument("--write-docs", type=Path, help="replace the script-written block of this Markdown file")
+    parser.add_argument("--block", default="", help="a named block of its own in that file (one per comparison)")
     args = parser.parse_args()
 
     chosen = [t for t in TASKS if not args.tasks or t.name in args.tasks.split(",")]
@@ -207,7 +214,7 @@ def main() -> int:
             lines.append(row(r.task, build, solved, r.steps, r.tokens_in, r.tokens_cached, r.tokens_out, r.cost, r.wall))
             print(lines[-1], flush=True)
             if args.write_docs:  # after every run, so a run cut short still leaves what it measured
-                write_docs(args.write_docs, [*lines, "(run in progress or cut short: no totals yet)"])
+                write_docs(args.write_docs, [*lines, "(run in progress or cut short: no totals yet)"], args.block)
     summary = {build: totals(runs, build) for build in builds}
     for build, t in summary.items():
         lines.append(row("total", build, t.status, t.steps, t.tokens_in, t.tokens_cached, t.tokens_out, t.cost, t.wall))
@@ -220,17 +227,21 @@ def main() -> int:
     print("\n".join(lines[-len(summary) - ("other" in summary):]), flush=True)
     shutil.rmtree(scratch, ignore_errors=True)
     if args.write_docs:
-        write_docs(args.write_docs, lines)
+        write_docs(args.write_docs, lines, args.block)
     return 0
 
 
-def write_docs(path: Path, lines: list[str]) -> None:
-    """Put the figures between the markers, leaving the rest of the file as written."""
-    text = path.read_text(encoding="utf-8") if path.exists() else f"{DOCS_BEGIN}\n{DOCS_END}\n"
-    head, _, rest = text.partition(DOCS_BEGIN)
-    _, _, tail = rest.partition(DOCS_END)
-    block = "\n".join(["```", *lines, "```"])
-    path.write_text(f"{head}{DOCS_BEGIN}\n{block}\n{DOCS_END}{tail}", encoding="utf-8")
+def write_docs(path: Path, lines: list[str], block: str = "") -> None:
+    """Put the figures between the block's markers (added at the end when the file has none),
+    leaving the rest of the file as written."""
+    begin, end = markers(block)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if begin not in text:
+        text += f"\n{begin}\n{end}\n"
+    head, _, rest = text.partition(begin)
+    _, _, tail = rest.partition(end)
+    body = "\n".join(["```", *lines, "```"])
+    path.write_text(f"{head}{begin}\n{body}\n{end}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":
