@@ -15,9 +15,10 @@ from core.agent.loop import Agent
 from core.prune.archive import OutputArchive
 from core.session.journal import Journal
 from tests.conftest import Recorder, make_settings
+from tests.support.paths import FIXTURES
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
-LLAMA = Path(__file__).resolve().parents[1] / "fixtures" / "llama"
+LLAMA = FIXTURES / "llama"
 FENCED = Reply(raw=(LLAMA / "qwen-unparsable-output-stream.sse").read_bytes())  # "```json\n", then the failure
 UNKNOWN_TOOL = Reply(raw=(LLAMA / "qwen-unknown-tool-stream.sse").read_bytes())  # Calculator.add, no delta
 

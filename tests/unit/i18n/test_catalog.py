@@ -14,8 +14,8 @@ import pytest
 
 from core import i18n
 from core.i18n.compile_catalog import Entry, compile_mo, parse_po, sources
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PO = i18n.LOCALE_DIR / "zh_CN" / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
 MARKERS = {"_": 1, "N_": 1, "ngettext": 2}  # the name, and how many leading arguments are messages
 

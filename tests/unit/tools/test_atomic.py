@@ -16,6 +16,7 @@ import pytest
 from core.tools.atomic import WriteFailed, write_atomically
 from core.tools.base import ToolContext, ToolError
 from core.tools.files import edit_file, write_file
+from tests.support.paths import ROOT
 from tests.support.tools import tool_context
 
 
@@ -24,7 +25,7 @@ def ctx(root: Path) -> ToolContext:
 
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="hard links, FIFOs and modes as POSIX has them")
-REPO = Path(__file__).resolve().parents[2]
+REPO = ROOT
 
 
 @pytest.fixture

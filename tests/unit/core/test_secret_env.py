@@ -7,7 +7,8 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
+
+from tests.support.paths import ROOT
 
 SECRETS = {"DEEPSEEK_API_KEY": "sk-hide-me-0123456789abcdef", "STRIPE_SK": "sk_live_hide-me-too-4242",
            "DB_PW": "hide-me-password-77", "DATABASE_URL": "postgres://bob:hide-me-url@db/x"}
@@ -30,7 +31,7 @@ print(json.dumps({"hidden": sorted(hidden.values), "cleared": hidden.block_clear
 
 
 def test_hidden_secrets_are_in_no_block_a_child_or_another_process_reads() -> None:
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(ROOT)
     env = {**os.environ, **SECRETS, **KEPT}
     done = subprocess.run([sys.executable, "-c", CHILD, root], env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
