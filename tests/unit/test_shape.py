@@ -229,6 +229,22 @@ def test_the_core_never_imports_a_front_end() -> None:
     assert not found, "\n".join(found)
 
 
+DEVELOPER_ONLY = {"tests", "devtools", "bench"}
+
+
+def product() -> dict[str, Module]:
+    """core/, ui/ and the two entry scripts: what the wheel and the exe are built from."""
+    return {**modules(*PACKAGES), **{Path(e).stem: Module(Path(e).stem, ROOT / e) for e in ENTRIES}}
+
+
+def test_the_product_imports_no_developer_tool() -> None:
+    """The exe's analysis starts from agent.py, the wheel holds core/ and ui/: what they never import
+    (tests, devtools/, bench/) neither carries."""
+    found = [f"{module.where(node)} imports {name}" for module in product().values()
+             for name, node in imports(module) if name.split(".")[0] in DEVELOPER_ONLY]
+    assert len(product()) > 50 and not found, "\n".join(found)
+
+
 def test_no_product_module_is_over_700_lines() -> None:
     paths = [m.path for m in modules(*PACKAGES).values()] + [ROOT / entry for entry in ENTRIES]
     sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines()) for p in paths}

@@ -17,11 +17,11 @@ from tests.support.paths import ROOT, TESTS
 # What a tier's files may not import: a module, or "module:name" for one name from it.
 HEAVIER = {
     "unit": {"socket", "http.server", "http.client", "urllib.request", "tests.support.sse_server",
-             "tests.support.tui_harness", "tests.support.terminal", "tests.support.local_model",
+             "tests.support.tui_harness", "tests.support.terminal", "devtools.local_model",
              "tests.support.agent_process:run_agent", "tests.support.agent_process:AGENT"},
-    "loopback": {"tests.support.terminal", "tests.support.local_model", "tests.support.agent_process:run_agent",
+    "loopback": {"tests.support.terminal", "devtools.local_model", "tests.support.agent_process:run_agent",
                  "tests.support.agent_process:AGENT"},
-    "e2e": {"tests.support.local_model"},
+    "e2e": {"devtools.local_model"},
 }
 
 # The tiers that mirror the code, and the files that test the tree, the docs or the harness as a

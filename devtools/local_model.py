@@ -21,18 +21,18 @@ its own.
 
 Command line (stdlib only)::
 
-    python tests/support/local_model.py build  [--models smollm2,qwen,qwen1.5b]  # build llama-server, fetch weights
-    python tests/support/local_model.py start  [--model qwen] [--port N]  # start detached, print http://127.0.0.1:N/v1
-    python tests/support/local_model.py url    [--model qwen]             # print the URL of a running server
-    python tests/support/local_model.py stop   [--model qwen|all]
-    python tests/support/local_model.py status
+    python devtools/local_model.py build  [--models smollm2,qwen,qwen1.5b]  # build llama-server, fetch weights
+    python devtools/local_model.py start  [--model qwen] [--port N]  # start detached, print http://127.0.0.1:N/v1
+    python devtools/local_model.py url    [--model qwen]             # print the URL of a running server
+    python devtools/local_model.py stop   [--model qwen|all]
+    python devtools/local_model.py status
 
 Exit status 0 on success, 3 when the local model is unavailable (the reason is printed on stderr), 1 for
 other errors.
 
 From pytest::
 
-    from tests.support import local_model
+    from devtools import local_model
     binary = local_model.ensure_built()          # Path, or raises LocalModelUnavailable(reason)
     with local_model.start_server("qwen") as srv:  # ServerHandle(url, process, ...)
         ...  # POST f"{srv.url}/responses"
@@ -91,7 +91,7 @@ CMAKE_OPTIONS = (
 # Bump when the way the binary is built changes, so caches rebuild.
 BUILD_RECIPE_VERSION = 1
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 JSON_TOOLS_TEMPLATE = FIXTURES / "chatml-json-tools.jinja"
 
 

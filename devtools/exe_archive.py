@@ -1,4 +1,4 @@
-"""List and search what a PyInstaller one-file exe carries: `python tests/support/exe_archive.py EXE [NEEDLE...]`.
+"""List and search what a PyInstaller one-file exe carries: `python devtools/exe_archive.py EXE [NEEDLE...]`.
 
 Prints JSON: `entries` (the archive's top-level names), `modules` (the names the exe can import:
 the PYZ's modules and what its packs hold, see core/frozen_imports.py) and, for each needle, the
@@ -25,7 +25,7 @@ from types import SimpleNamespace
 
 from PyInstaller.archive.readers import CArchiveReader
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # runs as a script, by the build venv's Python
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runs as a script, by the build venv's Python
 
 from core.frozen_imports import INDEX_MODULE
 
