@@ -39,9 +39,11 @@ from core.prune import prune  # noqa: E402
 from core.prune.clean import ANSI_RE, decode  # noqa: E402
 from core.prune.rules import is_error_line  # noqa: E402
 from core.prune.stacks import is_frame  # noqa: E402
+from tests.support import prune_corpus  # noqa: E402
+from tests.support.prune_corpus import Case  # noqa: E402
 
 BASELINES = ("clip4000", "headtail")
-OUR_CASES = ROOT / "tests" / "corpus" / "prune" / "cases"
+OUR_CASES = prune_corpus.CORPUS / "cases"
 DOCS = ROOT / "docs" / "pruning.md"
 BEGIN, END = "<!-- bench/pruning.py: begin -->", "<!-- bench/pruning.py: end -->"
 QUOTED_SOURCE_RE = re.compile(r"^\s*\d*\s*[|│]")
@@ -75,9 +77,7 @@ def oracle_reduction(cases: Path, results: list[dict]) -> float:
     original = sum(r["original_chars"] for r in results)
     kept = 0
     for r in results:
-        must = [line for line in (cases / r["case"] / "must_keep.txt").read_text(encoding="utf-8").split("\n")
-                if line.strip()]
-        kept += min(sum(len(line) + 1 for line in must), r["original_chars"])
+        kept += min(sum(len(line) + 1 for line in Case(cases / r["case"]).must_keep), r["original_chars"])
     return 100 * (1 - kept / original)
 
 
@@ -94,10 +94,7 @@ def by_family(cases: Path, results: list[dict]) -> str:
     """Our figures per family that handled the cases (the family prune() picked for each)."""
     groups: dict[str, list[dict]] = {}
     for r in results:
-        case = cases / r["case"]
-        family = prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text().strip(),
-                       exit_code=int((case / "exit_code.txt").read_text())).family
-        groups.setdefault(family, []).append(r)
+        groups.setdefault(_family(Case(cases / r["case"])), []).append(r)
     out = ["| family | cases | original chars | pruned chars | reduction | recall 1.0 |", "|---|---:|---:|---:|---:|---:|"]
     for family, rs in sorted(groups.items(), key=lambda kv: -sum(r["original_chars"] for r in kv[1])):
         orig, pruned = sum(r["original_chars"] for r in rs), sum(r["pruned_chars"] for r in rs)
@@ -125,47 +122,47 @@ def corpus_report(title: str, shared_bench: Path, cases: Path) -> str:
             baseline = f"{shlex.quote(sys.executable)} {shlex.quote(str(shared_bench / 'baselines' / name))}.py"
             rows.append((name, score(scorer, baseline)["summary"]))
     oracle = oracle_reduction(cases, ours["results"])
-    every = sorted(p.parent for p in cases.glob("*/output.txt"))
+    every = prune_corpus.cases(cases)
     return (f"### {title}\n\n{table(rows, oracle)}\n\n{by_family(cases, ours['results'])}\n\n"
             f"Each family on the cases it handles, and the same cases without it (the next best family takes "
             f"them), and left out (the generic layer and the guard alone, as for a tool no family knows):\n\n"
             f"{ablation(every)}")
 
 
-def _prune_case(case: Path) -> str:
-    return prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text(encoding="utf-8").strip(),
-                 exit_code=int((case / "exit_code.txt").read_text())).text
+def _family(case: Case) -> str:
+    return prune(case.output, command=case.command, exit_code=case.exit_code).family
 
 
-def _recall(case: Path, pruned: str) -> bool:
+def _prune_case(case: Case) -> str:
+    return prune(case.output, command=case.command, exit_code=case.exit_code).text
+
+
+def _recall(case: Case, pruned: str) -> bool:
     """score.py's test: every label a substring of the ANSI-stripped result."""
     hay = ANSI_RE.sub("", pruned)
-    labels = [line for line in (case / "must_keep.txt").read_text(encoding="utf-8").split("\n") if line.strip()]
-    return all(line in hay for line in labels)
+    return all(line in hay for line in case.must_keep)
 
 
-def _errors_lost(case: Path, pruned: str) -> bool:
+def _errors_lost(case: Case, pruned: str) -> bool:
     """Whether an error or failure line of the output is missing from a result the budget did not cut.
     Quoted code is not one: a stack frame (a path may hold `panic.go`), a source line under a
     compiler's finding (`11 |     int errors = 0;`)."""
     head = pruned.split("\n", 2)
     if len(head) > 1 and "-char budget" in head[1]:
         return False
-    text = decode((case / "output.txt").read_bytes())
+    text = decode(case.output)
     lines = [ANSI_RE.sub("", line) for line in text.split("\n")]
     return any(line.strip() and is_error_line(line) and not is_frame(line) and not QUOTED_SOURCE_RE.match(line)
                and line.strip() not in pruned for line in lines)
 
 
-def ablation(cases: list[Path]) -> str:
+def ablation(cases: list[Case]) -> str:
     """What each family earns: the cases it handles, pruned with it, without it (the next best
     family, or the generic rules, takes over) and left out (generic rules and the guard only: what a
     tool no family knows gets). In-process, recall tested as score.py tests it."""
-    handled: dict[str, list[Path]] = {}
+    handled: dict[str, list[Case]] = {}
     for case in cases:
-        family = prune((case / "output.txt").read_bytes(), command=(case / "cmd.txt").read_text().strip(),
-                       exit_code=int((case / "exit_code.txt").read_text())).family
-        handled.setdefault(family, []).append(case)
+        handled.setdefault(_family(case), []).append(case)
     out = ["| family | cases | reduction with it | without it | left out | cases with recall < 1 with it "
            "| without it | left out | cases losing an error line, left out |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     everyone = registry.FAMILIES
@@ -173,7 +170,7 @@ def ablation(cases: list[Path]) -> str:
         mine = handled.get(family.name, [])
         if not mine:
             continue
-        original = sum(len((c / "output.txt").read_bytes().decode("utf-8", errors="replace")) for c in mine)
+        original = sum(len(c.output.decode("utf-8", errors="replace")) for c in mine)
         figures = []
         for families in (everyone, tuple(f for f in everyone if f is not family), ()):
             registry.FAMILIES = families

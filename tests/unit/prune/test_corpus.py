@@ -11,6 +11,7 @@ import pytest
 
 from core.prune import prune
 from tests.support.paths import ROOT
+from tests.support.prune_corpus import Case, cases
 
 SHARED = Path(os.environ.get("DEEPSEEK_AGENT_SHARED") or ROOT.parent / "shared")
 CASES = SHARED / "bench" / "pruning" / "cases"
@@ -20,20 +21,13 @@ ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 pytestmark = pytest.mark.skipif(not CASES.is_dir(), reason="shared/bench/pruning is not available")
 
 
-def _cases() -> list[Path]:
-    return sorted(p.parent for p in CASES.glob("*/output.txt")) if CASES.is_dir() else []
+def _run(case: Case) -> tuple[str, str, list[str]]:
+    result = prune(case.output, command=case.command, exit_code=case.exit_code)
+    return case.output.decode("utf-8", errors="replace"), result.text, case.must_keep
 
 
-def _run(case: Path) -> tuple[str, str, list[str]]:
-    raw = (case / "output.txt").read_bytes()
-    result = prune(raw, command=(case / "cmd.txt").read_text().strip(),
-                   exit_code=int((case / "exit_code.txt").read_text()))
-    must = [line for line in (case / "must_keep.txt").read_text(encoding="utf-8").split("\n") if line.strip()]
-    return raw.decode("utf-8", errors="replace"), result.text, must
-
-
-@pytest.mark.parametrize("case", _cases(), ids=lambda p: p.name)
-def test_every_must_keep_line_survives(case: Path) -> None:
+@pytest.mark.parametrize("case", cases(CASES), ids=lambda c: c.name)
+def test_every_must_keep_line_survives(case: Case) -> None:
     original, pruned, must = _run(case)
     hay = ANSI_RE.sub("", pruned)
     assert [line for line in must if line not in hay] == []
@@ -41,7 +35,7 @@ def test_every_must_keep_line_survives(case: Path) -> None:
 
 
 def test_aggregate_reduction_is_at_least_95_percent() -> None:
-    runs = [_run(case) for case in _cases()]
+    runs = [_run(case) for case in cases(CASES)]
     original = sum(len(o) for o, _, _ in runs)
     pruned = sum(len(p) for _, p, _ in runs)
     assert 1 - pruned / original >= 0.95

@@ -1,4 +1,4 @@
-"""Each family on real outputs (tests/fixtures/prune, made by generate.py with the real tools).
+"""Each family on real outputs (tests/corpus/prune/families, made by generate_families.py with the real tools).
 
 What must survive is computed from the raw output with patterns that follow the tool's documented
 format (every `E ` line of pytest, every `error TS` line of tsc...), not listed by hand; each
@@ -16,9 +16,8 @@ import pytest
 from core.prune import prune
 from core.prune.clean import clean
 from core.prune.pipeline import SMALL_CHARS
-from tests.support import paths
+from tests.support.prune_corpus import case, cases
 
-FIXTURES = paths.FIXTURES / "prune"
 Selector = Callable[[list[str]], list[str]]
 
 
@@ -130,13 +129,12 @@ SMALL = ["npm_install", "npm_missing_package", "pip_install_missing", "gcc_link_
 
 
 def load(name: str) -> tuple[bytes, str, int]:
-    folder = FIXTURES / name
-    return ((folder / "output.txt").read_bytes(), (folder / "cmd.txt").read_text().strip(),
-            int((folder / "exit_code.txt").read_text()))
+    found = case("families", name)
+    return found.output, found.command, found.exit_code
 
 
 def test_every_fixture_has_an_expectation() -> None:
-    names = {p.parent.name for p in FIXTURES.glob("*/output.txt")}
+    names = {found.name for found in cases("families")}
     assert names == set(EXPECT) | set(SMALL)
 
 

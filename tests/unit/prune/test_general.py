@@ -1,5 +1,5 @@
 """The general layer under the families, on real outputs of tools no family knows
-(tests/fixtures/prune/general: javac/java, gcc -fsanitize=address, valgrind, gdb, node, a Rust
+(tests/corpus/prune/general: javac/java, gcc -fsanitize=address, valgrind, gdb, node, a Rust
 backtrace, ruff format/concise) and on views (cat, grep, pip freeze, ls): what must survive is
 selected from the raw output by the documented shape of each format, never listed by hand."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,9 +19,8 @@ from core.prune.diagnostics import ERROR, WARNING, find, level_of
 from core.prune.output import Output
 from core.prune.stamp import header
 from core.prune.views import is_view
-from tests.support.paths import FIXTURES
+from tests.support.prune_corpus import Case, case, cases
 
-GENERAL = FIXTURES / "prune" / "general"
 Selector = Callable[[list[str]], list[str]]
 
 
@@ -45,9 +43,8 @@ def preceding_header(item: str, header: str) -> Selector:
 
 
 def load(name: str) -> tuple[str, str, int]:
-    folder = GENERAL / name
-    return ((folder / "output.txt").read_text(encoding="utf-8"), (folder / "cmd.txt").read_text().strip(),
-            int((folder / "exit_code.txt").read_text()))
+    found = case("general", name)
+    return found.output.decode("utf-8"), found.command, found.exit_code
 
 
 # name: (what must survive, the largest pruned/original ratio)
@@ -80,7 +77,7 @@ VIEWS = ["cat_source", "grep_defs", "pip_freeze", "ls_long"]
 
 
 def test_every_fixture_is_checked() -> None:
-    assert {p.parent.name for p in GENERAL.glob("*/output.txt")} == set(EXPECT) | set(VIEWS)
+    assert {found.name for found in cases("general")} == set(EXPECT) | set(VIEWS)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECT))
@@ -229,13 +226,11 @@ def test_never_longer_than_the_input_beyond_the_exit_code_line(lines: list[str],
     assert len(text) <= len(header(exit_code)) + 1 + max(len(raw), len("(no output)"))
 
 
-@pytest.mark.parametrize("folder", sorted(p.parent for p in (GENERAL.parent).glob("**/output.txt")),
-                         ids=lambda p: p.name)
-def test_real_outputs_are_never_longer_either(folder: Path) -> None:
-    raw = (folder / "output.txt").read_text(encoding="utf-8", errors="replace")
-    code = int((folder / "exit_code.txt").read_text())
-    text = prune(raw, command=(folder / "cmd.txt").read_text().strip(), exit_code=code).text
-    assert len(text) <= len(header(code)) + 1 + len(raw)
+@pytest.mark.parametrize("real", [*cases("families"), *cases("general")], ids=lambda c: c.name)
+def test_real_outputs_are_never_longer_either(real: Case) -> None:
+    raw = real.output.decode("utf-8", errors="replace")
+    text = prune(raw, command=real.command, exit_code=real.exit_code).text
+    assert len(text) <= len(header(real.exit_code)) + 1 + len(raw)
 
 
 def test_an_unknown_test_runner_keeps_counts_failing_ids_and_assertion_sides() -> None:

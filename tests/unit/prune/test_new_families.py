@@ -6,13 +6,11 @@ from __future__ import annotations
 import pytest
 
 from core.prune import prune
-from tests.support.paths import TESTS
-
-CASES = TESTS / "corpus" / "prune" / "cases"
+from tests.support.prune_corpus import case as corpus_case
 
 
 def _output(case: str) -> bytes:
-    return (CASES / case / "output.txt").read_bytes()
+    return corpus_case("cases", case).output
 
 
 @pytest.mark.parametrize(("case", "command"), [

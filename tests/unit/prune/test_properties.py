@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from core.prune import prune
 from core.prune.selection import is_marker
-from tests.support.paths import FIXTURES
+from tests.support.prune_corpus import cases
 
 # Commands whose family keeps error lines whatever else it does (listings are excluded on purpose:
 # there a path that contains "error" is just a path).
@@ -130,8 +130,7 @@ def test_ten_megabytes_of_real_output_in_linear_time() -> None:
     """The fixtures' outputs repeated to 1 MB and to 10 MB: ten times the text takes about ten times
     the CPU time, never a hundred (quadratic). CPU time of this process, and a ratio, so that a busy
     machine slows both sizes alike instead of failing a wall-clock bound."""
-    fixtures = FIXTURES / "prune"
-    block = "\n".join(p.read_bytes().decode("utf-8", errors="replace") for p in sorted(fixtures.glob("*/output.txt")))
+    block = "\n".join(real.output.decode("utf-8", errors="replace") for real in cases("families"))
     big = (block * (10_000_000 // len(block) + 1))[:10_000_000]
     small = big[:1_000_000]
     for command in ("", "pytest", "make", "npx webpack", "npm install"):
