@@ -1,4 +1,4 @@
-"""Shared fixtures: settings pointed at a loopback server, and event recorders."""
+"""Shared fixtures: settings pointed at a loopback server, and an event recorder (tests/support/events.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from core.config import Settings, load_settings
 from core.network.proxy import Proxy
-from core.protocol import Event, fields_of
 from core.session.journal import Journal
+from tests.support.events import Recorder
 
 TEST_KEY = "sk-test-0123456789abcdef-SECRET"
 
@@ -38,24 +38,6 @@ def make_settings(url: str, tmp_path: Path | None = None, **env: str) -> Setting
     if tmp_path is not None:
         environ.setdefault("AGENT_SESSIONS_DIR", str(tmp_path / "sessions"))
     return load_settings(environ=environ, env_file=Path("/nonexistent/.env"))
-
-
-class Recorder:
-    """An emit callback that keeps every event, as (its wire type, its fields)."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, dict[str, Any]]] = []
-        self.typed: list[Event] = []
-
-    def __call__(self, event: Event) -> None:
-        self.typed.append(event)
-        self.events.append((event.type, fields_of(event)))
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [data for event, data in self.events if event == kind]
-
-    def text(self) -> str:
-        return "".join(d["delta"] for d in self.of("text"))
 
 
 @pytest.fixture

@@ -20,8 +20,9 @@ import pytest
 from core.modes import ASK
 from core.protocol import ApprovalRequested, Event
 from core.runtime.open import Session, open_session
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
 from tests.support.agent_process import run_agent
+from tests.support.events import Recorder
 from tests.support.git_repos import needs_git
 from tests.support.slash import slash
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events

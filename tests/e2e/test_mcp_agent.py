@@ -15,8 +15,9 @@ from core.mcp.open import consent_store
 from core.modes import ASK, YES
 from core.runtime.open import open_session
 from core.sandbox import probe
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
 from tests.support.agent_process import run_agent
+from tests.support.events import Recorder
 from tests.support.mcp_servers import DEMO, HANG, demo_entry, write_config
 from tests.support.slash import slash
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
@@ -130,9 +131,9 @@ def test_an_unannotated_tool_asks_and_always_in_this_workspace_lasts(tmp_path: P
         settings = make_settings(server.url, tmp_path, DEEPSEEK_MCP_CONFIG=str(config))
         person = _turn(settings, workspace, "workspace", "delete the old note")
         assert person.asked == ['MCP server notes, tool delete_note, arguments {"name": "旧笔记"}']
-        (request,) = person.of("approval")
-        assert request["kind"] == "tool" and request["rule"] == "notes__delete_note"
-        assert "workspace" in [d["id"] for d in request["decisions"]]
+        (request,) = person.of(ev.ApprovalRequested)
+        assert request.kind == "tool" and request.rule == "notes__delete_note"
+        assert "workspace" in [d["id"] for d in request.decisions]
         assert _outputs(server.requests[1]) == ["deleted 旧笔记"]
         assert consent_store(settings, workspace).tool_always("notes", "delete_note")
         later = _turn(settings, workspace, "deny", "again")  # a new session in the same workspace: not asked
@@ -193,7 +194,7 @@ def test_workspace_consent_is_asked_once_without_showing_secrets_and_again_when_
                 states = [v.state for v in session.agent.mcp.manager.views()]
             finally:
                 session.close()
-        return person.asked, [n["message"] for n in person.of("notice")], states
+        return person.asked, [n.message for n in person.of(ev.Notice)], states
 
     asked, notices, states = first_turn("deny")
     assert len(asked) == 1 and "--token=${DEMO_SECRET}" in asked[0] and "tok-0042" not in asked[0]
@@ -240,12 +241,12 @@ def test_a_workspace_entry_that_gains_trust_or_auto_approval_asks_again(tmp_path
     # A trusted entry is asked even in the yes mode (where a sandbox works): it would leave the sandbox.
     unconfined = bool(change.get("trusted")) and probe("auto").active
     again = _session_with(tmp_path, workspace, "deny", mode=YES if unconfined else ASK)
-    (request,) = again.of("approval")
+    (request,) = again.of(ev.ApprovalRequested)
     assert again.states == {"repo": "waiting"}
     if "autoApprove" in change:
-        assert "autoApprove (these tools run unasked): delete_note" in request["action"]
+        assert "autoApprove (these tools run unasked): delete_note" in request.action
     if unconfined:
-        assert request["kind"] == "unconfined" and "outside the sandbox" in request["reason"]
-        assert UNCONFINED_GRANTS in request["reason"] and '"trusted": true' in request["action"]
+        assert request.kind == "unconfined" and "outside the sandbox" in request.reason
+        assert UNCONFINED_GRANTS in request.reason and '"trusted": true' in request.action
     else:
-        assert request["kind"] == "command"
+        assert request.kind == "command"

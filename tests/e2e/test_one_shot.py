@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from core.protocol import Event, TextDelta, TextDone
+from core.protocol import TextDelta, TextDone
 from core.tools.safety import destructive_reason
 from core.tools.shells import detect_shell
 from tests.conftest import TEST_KEY
 from tests.support.agent_process import AGENT, native, run_agent
+from tests.support.events import Recorder
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
@@ -206,14 +207,14 @@ def test_a_key_split_across_streamed_deltas_is_still_redacted(tmp_path: Path) ->
 def test_redacting_emit_holds_back_only_what_could_become_a_secret() -> None:
     from core.secrets import RedactingEmit, Redactor
 
-    seen: list[Event] = []
-    emit = RedactingEmit(seen.append, Redactor("sk-abcdef123"))
+    seen = Recorder()
+    emit = RedactingEmit(seen, Redactor("sk-abcdef123"))
     for piece in ("hello s", "k-abc", "def12", "3 bye"):
         emit(TextDelta(delta=piece, item_id="m1"))
     emit(TextDone(text="hello sk-abcdef123 bye", item_id="m1"))
-    assert "".join(e.delta for e in seen if isinstance(e, TextDelta)) == "hello [REDACTED] bye"
-    assert seen[0] == TextDelta(delta="hello ", item_id="m1")
-    assert seen[-1] == TextDone(text="hello [REDACTED] bye", item_id="m1")
+    assert seen.text() == "hello [REDACTED] bye"
+    assert seen.all[0] == TextDelta(delta="hello ", item_id="m1")
+    assert seen.all[-1] == TextDone(text="hello [REDACTED] bye", item_id="m1")
 
 
 def _cmdline(proc: Path) -> str:

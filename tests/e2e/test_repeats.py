@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core import protocol as ev
 from core.agent.loop import Agent
 from core.prune.archive import OutputArchive
 from core.session.journal import Journal
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
 from tests.support.agent_process import native, run_agent
+from tests.support.events import Recorder
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 
@@ -60,7 +62,7 @@ def test_identical_failing_reruns_are_collapsed_then_stopped(tmp_path: Path, rec
     assert len(server.requests) == 3  # stopped before asking the model a fourth time
     first, second = outputs(server.requests[-1])
     assert "FAILED test_x" in first and second == "same output as out-1 (exit 1)"
-    assert "same failing output 3 times" in recorder.of("error")[-1]["message"]
+    assert "same failing output 3 times" in recorder.of(ev.Error)[-1].message
 
 
 def test_one_shot_exits_1_when_stuck(tmp_path: Path) -> None:

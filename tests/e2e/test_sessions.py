@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from core import protocol as ev
 from core.agent.loop import Agent
 from core.cancel import Cancel
 from core.provider.request import build_body
@@ -27,8 +28,9 @@ from core.session.items import (
     to_record,
 )
 from core.session.journal import INTERRUPTED_OUTPUT, Journal, JournalError, list_sessions, load, sessions_root
-from tests.conftest import TEST_KEY, Recorder, make_settings
+from tests.conftest import TEST_KEY, make_settings
 from tests.support.agent_process import AGENT, run_agent
+from tests.support.events import Recorder
 from tests.support.heartbeat import BEAT, beating
 from tests.support.history import pairs_valid
 from tests.support.reading_model import reader_model
@@ -120,14 +122,14 @@ def test_cancel_during_a_stream_closes_it_fast_and_keeps_the_partial_text(tmp_pa
         outcome: list = []
         worker = threading.Thread(target=lambda: outcome.append(agent.run("talk", cancel)))
         worker.start()
-        while not recorder.of("text"):
+        while not recorder.of(ev.TextDelta):
             time.sleep(0.01)
         start = time.monotonic()
         cancel.cancel()
         worker.join(5)
         elapsed = time.monotonic() - start
         assert elapsed < 3, elapsed
-        assert outcome[0].status == "aborted" and recorder.of("aborted")
+        assert outcome[0].status == "aborted" and recorder.of(ev.Aborted)
         partial = [i for i in agent.history if isinstance(i, AssistantMessage)]
         assert partial and partial[0].status == "interrupted" and partial[0].text
         # The user can go on: the next request is valid and holds the partial text.
@@ -165,8 +167,8 @@ def test_cancel_during_a_tool_kills_the_process_tree(tmp_path: Path) -> None:
         assert time.monotonic() - start < 3
     time.sleep(0.2)
     assert not beating(beat, within=0), "the grandchild was killed with the process tree"
-    (tool,) = recorder.of("tool")
-    assert "interrupted" in tool["result"] and recorder.of("aborted")
+    (tool,) = recorder.of(ev.ToolFinished)
+    assert "interrupted" in tool.result and recorder.of(ev.Aborted)
     assert isinstance(agent.history[-1], FunctionCallOutput)
 
 
@@ -389,7 +391,7 @@ def test_a_second_ctrl_c_during_a_tool_still_leaves_every_call_answered(tmp_path
     with ScriptedServer([Reply(call_events([("list_files", {}), ("list_files", {"path": "x"})]))]) as server:
         agent = _agent(server, tmp_path, recorder)
         outcome = agent.run("look")
-    assert outcome.status == "aborted" and recorder.of("done")[-1]["status"] == "aborted"
+    assert outcome.status == "aborted" and recorder.of(ev.Done)[-1].status == "aborted"
     outputs = [i for i in agent.history if isinstance(i, FunctionCallOutput)]
     assert [o.output for o in outputs] == [INTERRUPTED_OUTPUT, INTERRUPTED_OUTPUT]
     assert pairs_valid(build_body(agent.settings, "", agent.history, [])["input"])
@@ -433,8 +435,8 @@ def test_background_jobs_do_not_hold_the_turn_or_outlive_the_session(tmp_path: P
         start = time.monotonic()
         session.agent.run("start something")
         assert time.monotonic() - start < 5
-        (tool,) = recorder.of("tool")
-        assert "started" in tool["result"] and "background job is still running" in tool["result"]
+        (tool,) = recorder.of(ev.ToolFinished)
+        assert "started" in tool.result and "background job is still running" in tool.result
         assert beating(beat), "the background job runs on after the turn"
         session.close()
     time.sleep(0.3)
@@ -533,7 +535,7 @@ def test_a_failed_append_loses_only_that_record(tmp_path: Path) -> None:
         disk.armed = True
         agent.run("task two: the disk is full while this is written")
         agent.journal.close()
-    warnings = [n["message"] for n in recorder.of("notice") if "journal" in n["message"]]
+    warnings = [n.message for n in recorder.of(ev.Notice) if "journal" in n.message]
     assert len(warnings) == 1 and "No space left" in warnings[0]
     loaded = load(agent.journal.folder)
     texts = [getattr(i, "text", None) for i in loaded.items]

@@ -11,17 +11,18 @@ from core import protocol as ev
 from core.modes import ASK
 from core.runtime.runtime import Runtime
 from tests.conftest import make_settings
+from tests.support.events import Recorder
 
 
-class Inbox:
+class Inbox(Recorder):
     """The event callback: every event, in order, and a way to wait for the next of a kind."""
 
     def __init__(self) -> None:
-        self.all: list[ev.Event] = []
+        super().__init__()
         self._queue: queue.Queue[ev.Event] = queue.Queue()
 
     def __call__(self, event: ev.Event) -> None:
-        self.all.append(event)
+        super().__call__(event)
         self._queue.put(event)
 
     def next(self, kind: type, timeout: float = 15) -> ev.Event:
@@ -33,10 +34,7 @@ class Inbox:
                 break
             if isinstance(event, kind):
                 return event
-        raise AssertionError(f"no {kind.__name__} within {timeout} s; got {[e.type for e in self.all]}")
-
-    def of(self, kind: type) -> list:
-        return [e for e in self.all if isinstance(e, kind)]
+        raise AssertionError(f"no {kind.__name__} within {timeout} s; got {self.kinds()}")
 
 
 def runtime_for(url: str, tmp_path: Path, inbox: Inbox, **kw) -> Runtime:

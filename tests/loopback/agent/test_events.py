@@ -14,10 +14,10 @@ from core.agent.approvals import NOBODY_TO_ASK
 from core.agent.loop import Agent
 from core.cancel import Cancel
 from core.modes import ASK, YES
-from core.protocol import fields_of
 from core.runtime.open import Session, open_session
 from core.session.journal import Journal
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
+from tests.support.events import Recorder
 from tests.support.slash import slash
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 from ui.approval_text import parse_decision
@@ -36,17 +36,18 @@ def test_lifecycle_events_come_in_order_with_their_fields(tmp_path: Path, record
     script = [Reply(call_events([("list_files", {"path": "."})])), Reply(text_events("done", reasoning="hm"))]
     with ScriptedServer(script) as server:
         _agent(server, tmp_path, recorder).run("look")
-    kinds = [k for k, _ in recorder.events]
-    starts = recorder.of("turn_started")
-    assert [s["step"] for s in starts] == [1, 2] and starts[0]["max_steps"] >= 2
-    assert starts[0]["estimated_tokens"] > 0 and starts[0]["budget_tokens"] > 0 and starts[0]["model"]
+    kinds = recorder.kinds()
+    starts = recorder.of(ev.TurnStarted)
+    assert [s.step for s in starts] == [1, 2] and starts[0].max_steps >= 2
+    assert starts[0].estimated_tokens > 0 and starts[0].budget_tokens > 0 and starts[0].model
     assert kinds.index("turn_started") < kinds.index("request_sent") < kinds.index("first_byte")
-    assert recorder.of("request_sent")[0] == {"attempt": 1, "max_attempts": recorder.of("request_sent")[0]["max_attempts"]}
-    assert recorder.of("first_byte")[0]["latency"] >= 0
+    request = recorder.of(ev.RequestSent)[0]
+    assert request == ev.RequestSent(attempt=1, max_attempts=request.max_attempts)
+    assert recorder.of(ev.FirstByte)[0].latency >= 0
     # Deltas and their _done share one item id; reasoning and text have different ones.
-    text_ids = {d["item_id"] for d in recorder.of("text") + recorder.of("text_done")}
-    reasoning_ids = {d["item_id"] for d in recorder.of("reasoning")}
-    assert reasoning_ids == {d["item_id"] for d in recorder.of("reasoning_done")}
+    text_ids = {d.item_id for d in recorder.of(ev.TextDelta) + recorder.of(ev.TextDone)}
+    reasoning_ids = {d.item_id for d in recorder.of(ev.ReasoningDelta)}
+    assert reasoning_ids == {d.item_id for d in recorder.of(ev.ReasoningDone)}
     assert len(text_ids) == 1 and len(reasoning_ids) == 2 and not text_ids & reasoning_ids
 
 
@@ -56,9 +57,9 @@ def test_tool_event_carries_what_the_model_received(tmp_path: Path, recorder: Re
     script = [Reply(call_events([("read_file", {"path": "big.txt"})])), Reply(text_events("ok"))]
     with ScriptedServer(script) as server:
         _agent(server, tmp_path, recorder, DEEPSEEK_CONTEXT_WINDOW="16000", DEEPSEEK_MAX_OUTPUT_TOKENS="2000").run("read it")
-    tool = recorder.of("tool")[0]
+    tool = recorder.of(ev.ToolFinished)[0]
     sent = server.requests[1]["input"][-1]["output"]
-    assert tool["model_result"] == sent and len(tool["model_result"]) < len(tool["result"])
+    assert tool.model_result == sent and len(tool.model_result) < len(tool.result)
 
 
 def test_approval_is_an_event_answered_from_another_thread(tmp_path: Path, recorder: Recorder) -> None:
@@ -69,22 +70,22 @@ def test_approval_is_an_event_answered_from_another_thread(tmp_path: Path, recor
 
         def answer() -> None:
             deadline = time.monotonic() + 10
-            while not recorder.of("approval") and time.monotonic() < deadline:
+            while not recorder.of(ev.ApprovalRequested) and time.monotonic() < deadline:
                 time.sleep(0.01)
-            request = recorder.of("approval")[0]
-            assert [fields_of(p) for p in agent.approvals.pending()] == [request]
-            agent.approvals.answer(request["id"], "deny_reason", "use git clean instead")
+            request = recorder.of(ev.ApprovalRequested)[0]
+            assert agent.approvals.pending() == [request]
+            agent.approvals.answer(request.id, "deny_reason", "use git clean instead")
 
         helper = threading.Thread(target=answer)
         helper.start()
         agent.run("clean")
         helper.join()
-    request = recorder.of("approval")[0]
-    tool_call = recorder.of("tool_start")[0]
-    assert request["call_id"] == tool_call["call_id"] and request["command"] == "git reset --hard"
-    assert request["cwd"] == str((tmp_path / "ws").resolve()) and request["reason"]
-    assert [d["key"] for d in request["decisions"]] == ["1", "2", "3", "4"]
-    assert recorder.of("approval_done")[0]["decision"] == "deny_reason"
+    request = recorder.of(ev.ApprovalRequested)[0]
+    tool_call = recorder.of(ev.ToolStarted)[0]
+    assert request.call_id == tool_call.call_id and request.command == "git reset --hard"
+    assert request.cwd == str((tmp_path / "ws").resolve()) and request.reason
+    assert [d["key"] for d in request.decisions] == ["1", "2", "3", "4"]
+    assert recorder.of(ev.ApprovalResolved)[0].decision == "deny_reason"
     assert "use git clean instead" in server.requests[1]["input"][-1]["output"]
 
 
@@ -96,16 +97,16 @@ def test_always_for_this_session_is_not_asked_again(tmp_path: Path, recorder: Re
         threading.Thread(target=lambda: _answer_first(recorder, agent, "session")).start()
         agent.run("one")
         agent.run("the same again")  # allowed without an approval event
-    assert len(recorder.of("approval")) == 1
-    assert [d["by"] for d in recorder.of("approval_done")] == ["user", "session"]
-    assert "refused" not in [d["status"] for d in recorder.of("tool")]  # ran (git fails: no repo)
+    assert len(recorder.of(ev.ApprovalRequested)) == 1
+    assert [d.by for d in recorder.of(ev.ApprovalResolved)] == ["user", "session"]
+    assert "refused" not in [d.status for d in recorder.of(ev.ToolFinished)]  # ran (git fails: no repo)
 
 
 def _answer_first(recorder: Recorder, agent: Agent, decision: str) -> None:
     deadline = time.monotonic() + 10
-    while not recorder.of("approval") and time.monotonic() < deadline:
+    while not recorder.of(ev.ApprovalRequested) and time.monotonic() < deadline:
         time.sleep(0.01)
-    agent.approvals.answer(recorder.of("approval")[0]["id"], decision)
+    agent.approvals.answer(recorder.of(ev.ApprovalRequested)[0].id, decision)
 
 
 def test_cancel_unblocks_a_waiting_approval(tmp_path: Path, recorder: Recorder) -> None:
@@ -116,14 +117,14 @@ def test_cancel_unblocks_a_waiting_approval(tmp_path: Path, recorder: Recorder) 
 
         def cancel_once_asked() -> None:  # the question, not a clock: a busy machine judges slower
             deadline = time.monotonic() + 20
-            while not recorder.of("approval") and time.monotonic() < deadline:
+            while not recorder.of(ev.ApprovalRequested) and time.monotonic() < deadline:
                 time.sleep(0.02)
             cancel.cancel()
 
         threading.Thread(target=cancel_once_asked, daemon=True).start()
         outcome = agent.run("go", cancel)
     assert outcome.status == "aborted"
-    assert recorder.of("approval_done")[0]["by"] == "interrupt"
+    assert recorder.of(ev.ApprovalResolved)[0].by == "interrupt"
 
 
 @pytest.mark.parametrize("mode, interactive, decision", [(ASK, False, "deny"), (YES, True, "once"), (YES, False, "once")])
@@ -134,9 +135,9 @@ def test_the_mode_or_nobody_to_ask_answers_without_asking(tmp_path: Path, record
     with ScriptedServer(script) as server:
         agent = _agent(server, tmp_path, recorder, mode, interactive)
         agent.run("go")
-    assert not recorder.of("approval")
-    done = recorder.of("approval_done")[0]
-    assert (done["decision"], done["by"]) == (decision, "policy")
+    assert not recorder.of(ev.ApprovalRequested)
+    done = recorder.of(ev.ApprovalResolved)[0]
+    assert (done.decision, done.by) == (decision, "policy")
     assert (NOBODY_TO_ASK in server.requests[1]["input"][-1]["output"]) == (decision == "deny")
 
 
@@ -148,8 +149,8 @@ def test_decisions_parse_the_same_everywhere() -> None:
 def test_retry_notice_has_fields(tmp_path: Path, recorder: Recorder) -> None:
     with ScriptedServer([Reply(status=503, body=b"busy"), Reply(text_events("ok"))]) as server:
         _agent(server, tmp_path, recorder).run("hi")
-    retry = next(n for n in recorder.of("notice") if n["kind"] == "retry")
-    assert retry["attempt"] == 2 and retry["max_attempts"] >= 2 and retry["delay"] > 0 and retry["error_kind"]
+    retry = next(n for n in recorder.of(ev.Notice) if n.kind == "retry")
+    assert retry.attempt == 2 and retry.max_attempts >= 2 and retry.delay > 0 and retry.error_kind
 
 
 def test_session_event_replays_history_and_context_is_data(tmp_path: Path, recorder: Recorder) -> None:
@@ -167,8 +168,8 @@ def test_session_event_replays_history_and_context_is_data(tmp_path: Path, recor
         reply = slash("/clear", session, reopen)
         assert reply.session is not None and reply.session.journal.id != first
         reply = slash(f"/resume {first}", reply.session, reopen)
-    history = recorder.of("session")[-1]["history"]
-    assert recorder.of("session")[-1]["resumed"] is True
+    history = recorder.of(ev.SessionOpened)[-1].history
+    assert recorder.of(ev.SessionOpened)[-1].resumed is True
     assert [h["kind"] for h in history] == ["user", "reasoning", "tool", "assistant"]
     assert history[2]["name"] == "list_files" and history[2]["status"] == "ok"
     context = slash("/context", reply.session).answer

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from core import protocol as ev
 from core.agent.loop import Agent
 from core.context import SUMMARY_MARK
 from core.session.items import FunctionCall, FunctionCallOutput
 from core.session.journal import Journal, load
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
+from tests.support.events import Recorder
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 OVERFLOW = (b'{"error":{"message":"This model\'s maximum context length is 131072 tokens. However, you requested '
@@ -47,7 +49,7 @@ def test_overflow_is_reshaped_and_retried_once(tmp_path: Path, recorder: Recorde
     assert outcome.status == "ok" and outcome.text == "done"
     rejected, accepted = server.requests[-2], server.requests[-1]
     assert len(json.dumps(accepted)) < len(json.dumps(rejected)) / 2
-    assert any("too long" in n["message"] for n in recorder.of("notice"))
+    assert any("too long" in n.message for n in recorder.of(ev.Notice))
     # Pairs stay whole in the reshaped request, and the user's message is still there.
     calls = {i["call_id"] for i in accepted["input"] if i.get("type") == "function_call"}
     outputs = {i["call_id"] for i in accepted["input"] if i.get("type") == "function_call_output"}
@@ -65,7 +67,7 @@ def test_overflow_twice_stops_gracefully_and_keeps_everything(tmp_path: Path, re
     assert len(server.requests) == 4
     loaded = load(agent.journal.folder)
     assert [type(i).__name__ for i in loaded.items].count("FunctionCallOutput") == 2
-    assert recorder.of("done")[-1]["status"] == "error"
+    assert recorder.of(ev.Done)[-1].status == "error"
 
 
 def test_tool_errors_become_results_not_crashes(tmp_path: Path, recorder: Recorder) -> None:
@@ -123,10 +125,10 @@ def test_usage_events_carry_context_and_cost(tmp_path: Path, recorder: Recorder)
     with ScriptedServer([Reply(text_events("hi"))]) as server:
         agent = make_agent(server, tmp_path, recorder)
         agent.run("hello")
-    (usage,) = recorder.of("usage")
-    assert usage["input_tokens"] == 100 and usage["cached_tokens"] == 50
-    assert usage["budget_tokens"] == agent.context.budget and usage["context_tokens"] == 100
-    assert usage["cost_usd"] > 0 and usage["session_cost_usd"] == usage["cost_usd"]
+    (usage,) = recorder.of(ev.UsageReported)
+    assert usage.input_tokens == 100 and usage.cached_tokens == 50
+    assert usage.budget_tokens == agent.context.budget and usage.context_tokens == 100
+    assert usage.cost_usd > 0 and usage.session_cost_usd == usage.cost_usd
 
 
 def test_the_model_reads_pruned_output_back_with_read_output(tmp_path: Path, recorder: Recorder) -> None:

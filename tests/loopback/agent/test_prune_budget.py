@@ -12,7 +12,8 @@ from core.context.settings import from_settings
 from core.context.tokens import text_tokens
 from core.prune.archive import OutputArchive
 from core.session.journal import Journal
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
+from tests.support.events import Recorder
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 

@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
+from core import protocol as ev
 from core.agent.guard import IDLE_STEPS
 from core.agent.loop import Agent
 from core.prune.archive import OutputArchive
 from core.session.journal import Journal
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
+from tests.support.events import Recorder
 from tests.support.paths import FIXTURES
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
@@ -56,7 +58,7 @@ def test_a_fenced_call_and_an_unknown_tool_recover_with_a_correction(tmp_path: P
     # The fence itself is not replayed to the model (it only writes it again), only quoted in the correction.
     assert not any(i.get("role") == "assistant" for i in second["input"])
     assert last_user_text(fourth) == "what does add do?"  # the correction was for one request only
-    notices = [n["message"] for n in recorder.of("notice") if n.get("kind") == "retry"]
+    notices = [n.message for n in recorder.of(ev.Notice) if n.kind == "retry"]
     assert len(notices) == 2 and "asking the model again with a correction (1 of 2)" in notices[0]
 
 
@@ -66,7 +68,7 @@ def test_unreadable_answers_in_a_row_stop_with_a_reason(tmp_path: Path, recorder
     assert outcome.status == "error" and outcome.error is not None and outcome.error.kind == "stuck"
     assert len(server.requests) == 3  # each once: the client does not resend an unreadable answer's request
     assert "could not be read as a tool call 3 times in a row" in outcome.error.message
-    assert recorder.of("error")[-1]["message"] == outcome.error.message
+    assert recorder.of(ev.Error)[-1].message == outcome.error.message
 
 
 def test_an_echoed_placeholder_is_flagged_then_stops_the_task(tmp_path: Path, recorder: Recorder) -> None:
@@ -124,9 +126,9 @@ def test_a_call_written_as_text_runs_as_that_call(tmp_path: Path, recorder: Reco
         outcome = make_agent(server, tmp_path, recorder).run("fix add in calc.py")
     assert outcome.status == "ok" and outcome.text == "fixed: add adds" and outcome.steps == 2
     assert (tmp_path / "ws" / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
-    notices = [n["message"] for n in recorder.of("notice") if n.get("kind") == "info"]
+    notices = [n.message for n in recorder.of(ev.Notice) if n.kind == "info"]
     assert any("wrote its call to edit_file as text" in n and "running it as that call" in n for n in notices)
-    assert [t["name"] for t in recorder.of("tool")] == ["edit_file"]
+    assert [t.name for t in recorder.of(ev.ToolFinished)] == ["edit_file"]
     # The model sees its call as a real call with its output, not as the text it wrote.
     replay = server.requests[1]["input"]
     call = next(i for i in replay if i.get("type") == "function_call")
@@ -144,7 +146,7 @@ def test_a_call_with_prose_around_it_is_not_run_and_gets_one_correction(tmp_path
     assert outcome.status == "ok" and outcome.text == "done"
     correction = last_user_text(server.requests[1])
     assert "other text around it" in correction and "nothing was run" in correction
-    assert [t["name"] for t in recorder.of("tool")] == ["edit_file"]  # only the real call ran
+    assert [t.name for t in recorder.of(ev.ToolFinished)] == ["edit_file"]  # only the real call ran
     assert last_user_text(server.requests[2]) == "fix add in calc.py"
 
 
@@ -154,5 +156,5 @@ def test_text_calls_that_never_become_readable_stop_as_stuck_not_as_an_answer(tm
     with ScriptedServer([Reply(text_events(two))] * 3 + [Reply(text_events("never asked"))]) as server:
         outcome = make_agent(server, tmp_path, recorder).run("fix add in calc.py")
     assert outcome.status == "error" and outcome.error is not None and outcome.error.kind == "stuck"
-    assert len(server.requests) == 3 and recorder.of("tool") == []
+    assert len(server.requests) == 3 and recorder.of(ev.ToolFinished) == []
     assert (tmp_path / "ws" / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"

@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from core.agent.loop import Agent
+from core.protocol import to_wire
 from core.secrets import RedactingEmit, Redactor, spellings, squeeze
 from core.session.journal import Journal
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
 from tests.support.credential_home import CREDENTIAL_FILES
+from tests.support.events import Recorder
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
 PRINTS = (
@@ -78,4 +80,4 @@ def test_no_credential_reaches_the_model_the_journal_or_the_screen(
     assert _left(request, every) == []
     journal_text = "".join(p.read_text(encoding="utf-8") for p in journal.folder.rglob("*") if p.is_file())
     assert _left(journal_text, every) == []
-    assert _left(json.dumps(recorder.events, ensure_ascii=False), every) == []
+    assert _left(json.dumps([to_wire(event) for event in recorder.all], ensure_ascii=False), every) == []

@@ -16,7 +16,8 @@ from core.agent.rules import AllowRules
 from core.modes import AUTO
 from core.sandbox import probe
 from core.session.journal import Journal
-from tests.conftest import Recorder, make_settings
+from tests.conftest import make_settings
+from tests.support.events import Recorder
 from tests.support.network_listeners import stand_in
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
@@ -66,7 +67,7 @@ def test_the_users_answer_decides_and_always_is_kept(tmp_path: Path, decision: s
                                                      kept: list[str]) -> None:
     with stand_in() as port:
         output, recorder = _session(tmp_path, decision, port)
-    asked = [e for e in recorder.typed if isinstance(e, ev.ApprovalRequested)]
+    asked = recorder.of(ev.ApprovalRequested)
     assert len(asked) == 1 and asked[0].kind == "network" and f"127.0.0.1:{port}" in asked[0].action
     assert ("stand-in answered /asked" in output) is passes, output
     if not passes:
@@ -79,4 +80,4 @@ def test_a_kept_host_is_not_asked_again(tmp_path: Path) -> None:
     with stand_in() as port:
         output, recorder = _session(tmp_path, "deny", port)
     assert "stand-in answered /asked" in output
-    assert not [e for e in recorder.typed if isinstance(e, ev.ApprovalRequested)]
+    assert not recorder.of(ev.ApprovalRequested)

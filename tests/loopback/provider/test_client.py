@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+from core import protocol as ev
 from core.provider.client import ResponsesClient
-from tests.conftest import TEST_KEY, Recorder, make_settings
+from tests.conftest import TEST_KEY, make_settings
+from tests.support.events import Recorder
 from tests.support.paths import FIXTURES
 from tests.support.sse_server import Reply, ScriptedServer, call_events, encode_event, text_events
 
@@ -25,7 +27,7 @@ def test_streams_text_and_sends_a_proper_request(recorder: Recorder) -> None:
         result = _stream(server, recorder)
     assert result.status == "ok" and result.text == "你好, world!"
     assert recorder.text() == "你好, world!"
-    assert [d["delta"] for d in recorder.of("reasoning")] == ["hmm"]
+    assert [d.delta for d in recorder.of(ev.ReasoningDelta)] == ["hmm"]
     assert server.requests[0]["stream"] is True and server.requests[0]["model"] == "m"
     assert server.headers[0]["Authorization"] == f"Bearer {TEST_KEY}"
     assert result.usage is not None and result.usage.cached_tokens == 50
@@ -39,7 +41,7 @@ def test_429_with_retry_after_is_retried_once_after_waiting(recorder: Recorder) 
     assert result.status == "ok" and result.text == "ok"
     assert len(server.requests) == 2
     assert server.times[1] - server.times[0] >= 1.0
-    notices = [d["message"] for d in recorder.of("notice") if d["kind"] == "retry"]
+    notices = [d.message for d in recorder.of(ev.Notice) if d.kind == "retry"]
     assert len(notices) == 1 and "retrying in 1.0 s, attempt 2 of 5" in notices[0] and "slow down" in notices[0]
 
 
@@ -56,7 +58,7 @@ def test_503_twice_then_success(recorder: Recorder) -> None:
     with ScriptedServer([busy, busy, Reply(text_events("done"))]) as server:
         result = _stream(server, recorder)
     assert result.status == "ok" and len(server.requests) == 3
-    notices = [n["message"] for n in recorder.of("notice")]
+    notices = [n.message for n in recorder.of(ev.Notice)]
     assert len(notices) == 2 and "Server overloaded" in notices[0]
     assert notices[0].endswith("attempt 2 of 5") and notices[1].endswith("attempt 3 of 5")
 
@@ -121,7 +123,7 @@ def test_tolerates_keepalives_done_unknown_events_and_malformed_json(recorder: R
         result = _stream(server, recorder)
     assert result.status == "ok"
     assert [(c.name, json.loads(c.arguments)) for c in result.calls] == [("read_file", {"path": "a.txt"})]
-    assert any("malformed" in n["message"] for n in recorder.of("notice"))
+    assert any("malformed" in n.message for n in recorder.of(ev.Notice))
 
 
 def test_stream_without_terminal_event_is_an_error(recorder: Recorder) -> None:
@@ -178,7 +180,7 @@ def test_nothing_listening_on_loopback_is_not_retried_and_names_the_url(recorder
     assert result.error is not None and result.error.kind == "network" and not result.error.retryable
     assert f"DEEPSEEK_BASE_URL={url} (from the environment)" in result.error.message
     assert "Nothing is listening" in result.error.message
-    assert recorder.of("notice") == []  # no retry announced
+    assert recorder.of(ev.Notice) == []  # no retry announced
 
 
 def _failing_lookup(monkeypatch, code: int, text: str) -> None:
@@ -202,7 +204,7 @@ def test_a_name_that_does_not_resolve_is_not_retried(recorder: Recorder, monkeyp
     assert result.error is not None and not result.error.retryable
     message = result.error.message
     assert "DEEPSEEK_BASE_URL=https://api.deepseek.con" in message and "does not exist" in message
-    assert "spelling" in message and recorder.of("notice") == []
+    assert "spelling" in message and recorder.of(ev.Notice) == []
 
 
 def test_a_temporary_lookup_failure_is_retried_and_says_why(recorder: Recorder, monkeypatch) -> None:
@@ -214,7 +216,7 @@ def test_a_temporary_lookup_failure_is_retried_and_says_why(recorder: Recorder, 
         result = client.stream(BODY, recorder)
     finally:
         client.close()
-    notices = [n["message"] for n in recorder.of("notice") if n["kind"] == "retry"]
+    notices = [n.message for n in recorder.of(ev.Notice) if n.kind == "retry"]
     assert len(notices) == 2 and all("name server may be down" in n and "retrying in" in n for n in notices)
     assert result.error is not None and "DEEPSEEK_BASE_URL=https://api.deepseek.com (from the environment)" in result.error.message
 
@@ -229,6 +231,6 @@ def test_a_remote_server_refusing_is_retried_because_it_may_be_restarting(record
         result = client.stream(BODY, recorder)
     finally:
         client.close()
-    notices = [n["message"] for n in recorder.of("notice") if n["kind"] == "retry"]
+    notices = [n.message for n in recorder.of(ev.Notice) if n.kind == "retry"]
     assert len(notices) == 1 and "refused the connection; it may be restarting; retrying in" in notices[0]
     assert result.error is not None and f"127.0.0.1:{port}" in result.error.message

@@ -11,21 +11,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.protocol import fields_of
 from core.provider.assembler import TurnAssembler, TurnResult
 from core.provider.errors import from_http
 from core.provider.sse import iter_events
+from tests.support.events import Recorder
 from tests.support.paths import FIXTURES
 from tests.support.sse_server import Reply, ScriptedServer
 
 LLAMA = FIXTURES / "llama"
 
 
-def replay(name: str) -> tuple[TurnResult, list[dict], list[tuple[str, dict]]]:
+def replay(name: str) -> tuple[TurnResult, list[dict], Recorder]:
     raw = (LLAMA / name).read_bytes()
     payloads = [json.loads(e.data) for e in iter_events([raw])]
-    emitted: list[tuple[str, dict]] = []
-    assembler = TurnAssembler(lambda event: emitted.append((event.type, fields_of(event))))
+    emitted = Recorder()
+    assembler = TurnAssembler(emitted)
     for payload in payloads:
         if assembler.handle(payload):
             break
@@ -37,7 +37,7 @@ def test_text_stream_without_indices_or_sequence_numbers() -> None:
     assert not any("sequence_number" in p or "output_index" in p for p in payloads)
     deltas = "".join(p["delta"] for p in payloads if p["type"] == "response.output_text.delta")
     assert result.status == "ok" and result.text == deltas != ""
-    assert "".join(d["delta"] for e, d in emitted if e == "text") == deltas
+    assert emitted.text() == deltas
     assert result.usage is not None and result.usage.input_tokens > 0
 
 
@@ -81,7 +81,7 @@ def test_http_errors_with_numeric_codes() -> None:
 
 def test_the_real_failed_stream_through_the_client_is_not_a_crash(tmp_path: Path) -> None:
     from core.provider.client import ResponsesClient
-    from tests.conftest import Recorder, make_settings
+    from tests.conftest import make_settings
 
     raw = (LLAMA / "qwen-unparsable-output-stream.sse").read_bytes()
     recorder = Recorder()

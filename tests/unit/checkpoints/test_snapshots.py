@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from core import protocol as ev
 from core.checkpoints import Checkpoints, gitsnap
 from core.checkpoints.diff import unified
 from core.checkpoints.scan import compare, scan
-from core.protocol import discard, fields_of
+from core.protocol import discard
+from tests.support.events import Recorder
 from tests.support.git_repos import CONVERTED, SETUPS, converting_repository, needs_git
 
 
@@ -231,15 +233,15 @@ def test_a_folder_too_big_to_scan_is_said_once_and_what_was_seen_is_recorded(
     ws.mkdir()
     for name in "abcde":
         (ws / f"{name}.txt").write_text(name)
-    events: list[tuple[str, dict[str, Any]]] = []
+    events = Recorder()
     folder = tmp_path / "sessions" / "big"
     folder.mkdir(parents=True)
-    checkpoints = Checkpoints(folder, ws, lambda record: None, lambda event: events.append((event.type, fields_of(event))))
+    checkpoints = Checkpoints(folder, ws, lambda record: None, events)
     checkpoints.begin_turn("x")
     for _ in range(2):
         with checkpoints.command("true"):
             pass
-    notices = [d["message"] for e, d in events if e == "notice"]
+    notices = [notice.message for notice in events.of(ev.Notice)]
     assert len(notices) == 1 and "only partly tracked" in notices[0] and "3 files" in notices[0]
 
 

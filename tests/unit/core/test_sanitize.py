@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from core import protocol as ev
 from core.protocol import Notice, TextDelta, ToolStarted
 from core.sanitize import defuse, shown, shown_deep
 from core.secrets import RedactingEmit, Redactor
-from tests.conftest import TEST_KEY, Recorder
+from tests.conftest import TEST_KEY
+from tests.support.events import Recorder
 
 
 def test_control_and_escape_sequences_become_visible_text() -> None:
@@ -33,7 +35,7 @@ def test_every_field_of_every_event_is_sanitised_on_its_way_to_a_front_end() -> 
     emit(ToolStarted(call_id="c1", name="run_shell", arguments={"command": f"echo {TEST_KEY}\x1b[1A"}))
     emit(TextDelta(delta="answer\x1b]0;pwned\x07", item_id="m1"))
     emit(Notice(kind="info", message="\x1b[2Jcleared"))
-    assert seen.of("tool_start")[0]["arguments"]["command"] == "echo [REDACTED]\\x1b[1A"
+    assert seen.of(ev.ToolStarted)[0].arguments["command"] == "echo [REDACTED]\\x1b[1A"
     assert seen.text() == "answer\\x1b]0;pwned\\x07"
-    assert seen.of("notice")[0]["message"] == "\\x1b[2Jcleared"
+    assert seen.of(ev.Notice)[0].message == "\\x1b[2Jcleared"
     assert shown_deep(["\x07", {"a": ("\x1b",)}]) == ["\\x07", {"a": ["\\x1b"]}]

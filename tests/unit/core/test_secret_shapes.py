@@ -12,7 +12,7 @@ from core import protocol as ev
 from core.secret_shapes import SHAPES, Shape
 from core.secrets import RedactingEmit, Redactor, is_secret_value
 from core.shape_redaction import has_shape, looks_like_code, redact_shapes, secret_spans
-from tests.conftest import Recorder
+from tests.support.events import Recorder
 
 MARK = "[R]"
 EXAMPLES = [
@@ -114,7 +114,7 @@ def test_undecodable_bytes_in_a_text_are_no_obstacle() -> None:
     for char in text:
         emit(ev.ToolOutput(call_id="c", text=char))
     emit(ev.Notice(message="done"))
-    assert "hunter2" not in "".join(d["text"] for d in emit_seen.of("tool_output"))
+    assert "hunter2" not in "".join(d.text for d in emit_seen.of(ev.ToolOutput))
 
 
 @pytest.mark.parametrize("text", ORDINARY)
@@ -165,7 +165,7 @@ def test_shapes_split_across_streamed_deltas_are_redacted(shape: Shape, example:
     for start in range(0, len(text), cut):
         emit(ev.ToolOutput(call_id="c", text=text[start : start + cut]))
     emit(ev.Notice(message="done"))
-    shown = "".join(d["text"] for d in seen.of("tool_output"))
+    shown = "".join(d.text for d in seen.of(ev.ToolOutput))
     assert "[REDACTED]" in shown and _secret_of(example) not in shown, shown
     assert shown == Redactor()(text)
 

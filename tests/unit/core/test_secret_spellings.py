@@ -11,7 +11,8 @@ import pytest
 from core import protocol as ev
 from core import secrets
 from core.secrets import EnvPolicy, RedactingEmit, Redactor, is_secret_name, remember_hidden
-from tests.conftest import TEST_KEY, Recorder
+from tests.conftest import TEST_KEY
+from tests.support.events import Recorder
 
 OTHER = "wJalrXUtnFEMI/K7MDENG+bPxRfiCY"  # has the characters base64 and URL-safe base64 differ in
 
@@ -49,7 +50,7 @@ def test_every_spelling_is_redacted_across_streamed_deltas(cut: int) -> None:
         for start in range(0, len(text), cut):
             emit(ev.ToolOutput(call_id="c", text=text[start:start + cut]))
         emit(ev.Notice(message="done"))
-        shown = "".join(d["text"] for d in seen.of("tool_output"))
+        shown = "".join(d.text for d in seen.of(ev.ToolOutput))
         assert "[REDACTED]" in shown and shown.startswith("head") and shown.endswith("tail"), (name, shown)
 
 

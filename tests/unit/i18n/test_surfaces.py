@@ -29,6 +29,7 @@ from core.tools.workspace import Workspace
 from tests.conftest import make_settings
 from tests.support.chinese_ui import english_words
 from tests.support.context_journal import INSTRUCTIONS, SMALL, Journal, Scripted, shape_until_it_acts
+from tests.support.events import Recorder
 from ui.reports import answer_text
 
 
@@ -160,15 +161,15 @@ def test_run_shell_tells_the_person_in_their_language_and_the_model_in_english(t
     i18n.use(language)
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    events: list[ev.Event] = []
+    events = Recorder()
     settings = make_settings("http://127.0.0.1:1", AGENT_SANDBOX="off")
-    ctx = ToolContext(workspace=Workspace(workspace), settings=settings, emit=events.append,
+    ctx = ToolContext(workspace=Workspace(workspace), settings=settings, emit=events,
                       approve=lambda what, why: None, cancel=Cancel(), call_id="c1", mode="yes",
                       archive=_archive(tmp_path, 4096, 3000))
     result = run_shell({"command": "head -c 3000 /dev/zero | tr '\\0' y"}, ctx)
     english = "dropped out-1 (3 KB) to stay under the 4 KB archive cap"
     assert f"[output archive: {english}]" in result.output  # the model's note: English in every language
-    (notice,) = [e.message for e in events if isinstance(e, ev.Notice)]
+    (notice,) = [e.message for e in events.of(ev.Notice)]
     assert notice == (f"output archive: {english}" if language == "en"
                       else "输出存档：删除了 out-1（3 KB），以保持在 4 KB 的输出存档上限之内")
 

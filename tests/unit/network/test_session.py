@@ -18,6 +18,7 @@ from core.modes import ASK, YES
 from core.network.hosts import Answer
 from core.network.proxy import direct_note
 from core.network.session import approval_ask, valid_hosts
+from tests.support.events import Recorder
 
 
 def test_the_network_is_proxied_by_default_and_takes_three_modes(tmp_path: Path) -> None:
@@ -28,10 +29,10 @@ def test_the_network_is_proxied_by_default_and_takes_three_modes(tmp_path: Path)
         load_settings(environ={"AGENT_NETWORK": "open"}, env_file=tmp_path / "none")
 
 
-def _asker(tmp_path: Path, mode: str) -> tuple[Approvals, list[ev.Event], AllowRules, Cancel]:
-    events: list[ev.Event] = []
+def _asker(tmp_path: Path, mode: str) -> tuple[Approvals, Recorder, AllowRules, Cancel]:
+    events = Recorder()
     rules = AllowRules(tmp_path, tmp_path / "ws")
-    return Approvals(events.append, mode, interactive=True, rules=rules), events, rules, Cancel()
+    return Approvals(events, mode, interactive=True, rules=rules), events, rules, Cancel()
 
 
 def _ask_in_thread(approvals: Approvals, rules: AllowRules, cancel: Cancel,
@@ -45,9 +46,9 @@ def _ask_in_thread(approvals: Approvals, rules: AllowRules, cancel: Cancel,
     return thread, answers
 
 
-def _question(events: list[ev.Event]) -> ev.ApprovalRequested:
+def _question(events: Recorder) -> ev.ApprovalRequested:
     for _ in range(200):
-        asked = [e for e in events if isinstance(e, ev.ApprovalRequested)]
+        asked = events.of(ev.ApprovalRequested)
         if asked:
             return asked[-1]
         time.sleep(0.01)

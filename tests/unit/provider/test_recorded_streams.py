@@ -17,7 +17,7 @@ from core.protocol import discard
 from core.provider.assembler import TurnAssembler
 from core.provider.sse import iter_events
 from core.session.items import AssistantMessage, FunctionCall, Reasoning
-from tests.conftest import Recorder
+from tests.support.events import Recorder
 from tests.support.paths import FIXTURES
 
 RECORDED = FIXTURES / "recorded"

@@ -13,27 +13,30 @@ from pathlib import Path
 import pytest
 
 from core.cancel import Cancel
-from core.protocol import Event, fields_of
+from core.protocol import Event, ToolOutput
 from core.tools import shell
 from core.tools.base import ToolContext
 from core.tools.shell import kill_lingering, run_shell
 from core.tools.workspace import Workspace
 from tests.conftest import make_settings
+from tests.support.events import Recorder
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell commands")
 
 
-class Timed:
-    """An emit callback that keeps each event with the moment it came and the thread it came from."""
+class Timed(Recorder):
+    """The recorder that also keeps the moment each event came and the thread it came from."""
 
     def __init__(self) -> None:
-        self.events: list[tuple[float, str, dict, str]] = []
+        super().__init__()
+        self.when: list[tuple[float, str]] = []
 
     def __call__(self, event: Event) -> None:
-        self.events.append((time.monotonic(), event.type, fields_of(event), threading.current_thread().name))
+        super().__call__(event)
+        self.when.append((time.monotonic(), threading.current_thread().name))
 
     def live(self) -> list[tuple[float, str]]:
-        return [(t, d["text"]) for t, e, d, _ in self.events if e == "tool_output"]
+        return [(t, e.text) for e, (t, _) in zip(self.all, self.when, strict=True) if isinstance(e, ToolOutput)]
 
 
 def _ctx(tmp_path: Path, emit: Timed, cancel: Cancel | None = None) -> ToolContext:

@@ -15,16 +15,17 @@ from core.modes import ASK, AUTO, YES
 from core.sandbox import Policy, sandbox_denial
 from core.sandbox.blocked import how_to_allow
 from core.session.items import FunctionCall
+from tests.support.events import Recorder
 
 CALL = FunctionCall(call_id="c1", name="run_shell", arguments='{"command": "cat ~/.ssh/id_ed25519"}')
 
 
 def _gate(mode: str, interactive: bool, answer: str | None = None):
-    events: list = []
+    events = Recorder()
     approvals: Approvals
 
     def emit(event) -> None:
-        events.append(event)
+        events(event)
         if isinstance(event, ev.ApprovalRequested) and answer is not None:
             threading.Thread(target=approvals.answer, args=(event.id, answer)).start()
 
@@ -39,7 +40,7 @@ def test_nobody_to_ask_refuses_to_leave_the_sandbox_in_every_mode(mode: str) -> 
         "run outside the sandbox: x", "blocked"
     )
     assert refusal == NOBODY_TO_UNCONFINE and "--yes" not in refusal
-    assert not [e for e in events if isinstance(e, ev.ApprovalRequested)]
+    assert not events.of(ev.ApprovalRequested)
 
 
 def test_yes_still_answers_the_gates_own_questions() -> None:
@@ -54,7 +55,7 @@ def test_in_the_yes_mode_a_person_is_asked_to_leave_the_sandbox(answer: str, all
         "run outside the sandbox: x", "blocked"
     )
     assert (refusal is None) == allowed
-    (asked,) = [e for e in events if isinstance(e, ev.ApprovalRequested)]
+    (asked,) = events.of(ev.ApprovalRequested)
     assert asked.kind == "unconfined" and UNCONFINED_GRANTS in asked.reason
     assert [d["id"] for d in asked.decisions] == ["once", "deny", "deny_reason"]  # never an "always"
 
@@ -64,7 +65,7 @@ def test_a_yes_to_leave_the_sandbox_holds_for_one_run_only() -> None:
     gate = approvals.gate(CALL, "/ws", Cancel(), kind="unconfined")
     assert gate("run outside the sandbox: x", "blocked") is None
     assert gate("run outside the sandbox: x", "blocked") is None
-    assert len([e for e in events if isinstance(e, ev.ApprovalRequested)]) == 2
+    assert len(events.of(ev.ApprovalRequested)) == 2
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the sandbox's denials are read as the Linux sandbox reports them")
@@ -114,7 +115,7 @@ def test_a_keeper_keeps_only_on_always_in_this_workspace(answer: str, kept: bool
         is None
     )
     assert (calls == ["kept"]) == kept
-    (asked,) = [e for e in events if isinstance(e, ev.ApprovalRequested)]
+    (asked,) = events.of(ev.ApprovalRequested)
     assert asked.rule == "start repo as configured here" and "workspace" in [d["id"] for d in asked.decisions]
 
 
