@@ -32,8 +32,15 @@ class Terminal:
     def __init__(self, command: str, env: dict[str, str], width: int = 160, height: int = 50) -> None:
         self.name = f"da-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
-                        f"env {exports} {command}; echo '[exited' $?']'; sleep 30"], check=True)
+        start = ["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
+                 f"env {exports} {command}; echo '[exited' $?']'; sleep 30"]
+        for attempt in range(3):  # the last session's server may still be exiting: "server exited unexpectedly"
+            started = subprocess.run(start, capture_output=True, text=True, check=False)
+            if started.returncode == 0:
+                break
+            time.sleep(0.2 * (attempt + 1))
+        else:
+            raise RuntimeError(f"tmux could not start a session: {started.stderr.strip()}")
         # tmux holds a bare Esc for 500 ms by default, waiting for a sequence; users are told to lower it.
         subprocess.run(["tmux", "set-option", "-s", "escape-time", "10"], check=False)
 

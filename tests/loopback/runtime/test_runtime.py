@@ -84,7 +84,8 @@ def test_clear_and_resume_swap_the_session_inside_theruntime_for(tmp_path: Path)
 
 
 def test_undo_asks_through_the_same_protocol(tmp_path: Path) -> None:
-    script = [Reply(call_events([("write_file", {"path": "a.txt", "content": "new\n"})])), Reply(text_events("ok"))]
+    script = [Reply(call_events([("read_file", {"path": "a.txt"}), ("write_file", {"path": "a.txt", "content": "new\n"})])),
+              Reply(text_events("ok"))]
     inbox = Inbox()
     with ScriptedServer(script) as server:
         runtime = runtime_for(server.url, tmp_path, inbox)
