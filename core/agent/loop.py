@@ -102,6 +102,7 @@ class Agent:
         opened = session_instructions(self.workspace.root, settings if journal else None)
         self.instructions = clean_text(opened.text)
         self.agents_notices = opened.notices  # what the user hears of AGENTS.md before the first turn
+        self._shown_files = opened.shown  # files the instructions carry: the model has seen them
         self._redact = Redactor(settings.api_key)
         self.mcp = mcp  # the session's MCP servers' tools, offered after the built-in ones
         self.tools = tool_schemas()
@@ -229,9 +230,9 @@ class Agent:
         return not cancel.cancelled
 
     def _seen_file(self, rel: str) -> bool:
-        """Whether the model was shown `rel` in this session: a file tool's result names it (a read,
-        a write, an edit, or a refused blind write that showed its content)."""
-        return any(isinstance(item, FunctionCallOutput) and item.outcome.path == rel
+        """Whether the model was shown `rel` in this session: the instructions carry it (AGENTS.md),
+        or a file tool's result names it (a read, a write, an edit, a refused blind write)."""
+        return rel in self._shown_files or any(isinstance(item, FunctionCallOutput) and item.outcome.path == rel
                    and item.outcome.tool in FILE_TOOLS for item in self.history)
 
     # -- requests ---------------------------------------------------------------------------

@@ -50,10 +50,12 @@ CHANGED_NOTICE = N_("{file} changed since the agent last read it in this workspa
 
 @dataclass(frozen=True)
 class Instructions:
-    """The instructions a session sends, and what the user is told about its AGENTS.md first."""
+    """The instructions a session sends, what the user is told about its AGENTS.md first, and the
+    workspace files whose content they carry (the model has seen those)."""
 
     text: str
     notices: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
 
 
 def session_instructions(root: Path, settings: Settings | None) -> Instructions:
@@ -66,7 +68,8 @@ def session_instructions(root: Path, settings: Settings | None) -> Instructions:
     notices = [agents.notice, _(CHANGED_NOTICE).format(file=AGENTS_FILE) if changed else ""]
     if seen is not None:
         notices.append(seen.record(agents.text) or "")
-    return Instructions(build_instructions(root, agents=agents, changed=changed), tuple(filter(None, notices)))
+    return Instructions(build_instructions(root, agents=agents, changed=changed), tuple(filter(None, notices)),
+                        (AGENTS_FILE,) if agents.text else ())
 
 
 def build_instructions(root: Path, shell_dialect: str | None = None, *, agents: AgentsMd | None = None,

@@ -21,7 +21,8 @@ POSIX = sys.platform != "win32"
 
 
 def _commands(*commands: str, writes: tuple[tuple[str, str], ...] = ()) -> list[Reply]:
-    calls = [("write_file", {"path": path, "content": content}) for path, content in writes]
+    calls = [("read_file", {"path": path}) for path, _ in writes]  # a model writes what it has read
+    calls += [("write_file", {"path": path, "content": content}) for path, content in writes]
     calls += [("run_shell", {"command": command}) for command in commands]
     return [Reply(call_events(calls)), Reply(text_events("done"))]
 
