@@ -118,7 +118,7 @@ def only_needed_by(root: str) -> set[str]:
                 names |= requires(name)
         return seen
 
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
     mine = {_name(r) for r in tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]}
     return closure({root}) - closure(mine - {root})
 

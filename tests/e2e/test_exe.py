@@ -219,15 +219,24 @@ def test_an_mcp_stdio_server_answers_the_exe(exe: Exe, tmp_path: Path, server: S
             assert extracted.stat().st_mode & 0o777 == 0o600 and extracted.parent.stat().st_mode & 0o777 == 0o700
 
 
-def _archive(exe: Exe, *needles: str) -> dict:
+def _archive(exe: Exe, *needles: str, costs: bool = False) -> dict:
     """devtools/exe_archive.py run by a Python that has PyInstaller (the build venv's, or this one)."""
     venv = CACHE / "linux-venv" / "bin" / "python"
     python = str(venv) if venv.exists() else sys.executable
-    done = subprocess.run([python, str(ROOT / "devtools" / "exe_archive.py"), str(exe.path), *needles],
+    args = ["--costs", str(exe.path)] if costs else [str(exe.path), *needles]
+    done = subprocess.run([python, str(ROOT / "devtools" / "exe_archive.py"), *args],
                           capture_output=True, text=True, check=False, timeout=300)
     if done.returncode != 0:
         pytest.fail(f"cannot read the archive: {done.stderr[-2000:]}")
     return json.loads(done.stdout)
+
+
+def test_the_cost_table_reads_what_each_package_adds(exe: Exe) -> None:
+    """bench/startup.py's table: bytes per distribution, the MCP client's own dependencies named."""
+    found = _archive(exe, costs=True)
+    packages = found["packages"]
+    assert {"rich", "prompt-toolkit", "mcp"} <= set(packages) and "mcp" in found["mcp"]
+    assert all(row["archived"] > 0 for name, row in packages.items() if name in ("rich", "mcp"))
 
 
 def test_no_key_and_no_dotenv_inside_the_archive(exe: Exe) -> None:
