@@ -18,6 +18,7 @@ of it exists and `install()` does nothing. docs/exe.md has the figures and the r
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -104,14 +105,17 @@ def prune(root: Path, keep: set[str], now: float) -> None:
         try:
             files = list(os.scandir(folder.path))
             stale = folder.name not in keep and now - folder.stat(follow_symlinks=False).st_mtime > STALE_AFTER
-            for file in files:
-                crashed = file.name.endswith(".part") and now - file.stat(follow_symlinks=False).st_mtime > 3600
-                if stale or crashed:
-                    os.unlink(file.path)
-            if stale:
-                os.rmdir(folder.path)
         except OSError:
             continue
+        for file in files:  # one at a time: what cannot go must not keep the rest
+            try:
+                if stale or (file.name.endswith(".part") and now - file.stat(follow_symlinks=False).st_mtime > 3600):
+                    os.unlink(file.path)
+            except OSError:
+                continue
+        if stale:
+            with contextlib.suppress(OSError):
+                os.rmdir(folder.path)
 
 
 def extract(entry: PackedFile, data: bytes, root: Path, wrote: Callable[[], None] | None = None) -> Path:
