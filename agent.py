@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         _start_language([])  # its own arguments name a command to run, never the language
         return prune_main(argv[1:])
     if argv[:1] == ["sandbox-exec"]:  # how MCP servers start confined
-        from core.sandbox_exec import exec_confined
+        from core.runtime.sandbox_exec import exec_confined
 
         code, problem = exec_confined(argv[1:])
         print(problem, file=sys.stderr)

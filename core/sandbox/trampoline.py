@@ -1,4 +1,4 @@
-"""Starting a program inside the sandbox by exec (`deepseek-agent sandbox-exec`, core/sandbox_exec.py). For starters that cannot set a child up themselves: the MCP SDK starts stdio servers
+"""Starting a program inside the sandbox by exec (`deepseek-agent sandbox-exec`, core/runtime/sandbox_exec.py). For starters that cannot set a child up themselves: the MCP SDK starts stdio servers
 through anyio, which takes no `preexec_fn`. The settings the sandbox needs come on the command line,
 since the child's environment is the server's own, not the agent's."""
 

@@ -310,7 +310,7 @@ def test_each_rule_sees_every_spelling(tmp_path: Path, rule: str, source: str, e
 # of the environment, the interface's language, and `sandbox-exec`, the core's own entry point that
 # agent.py routes to before anything else runs).
 FRONT_END_SURFACE = ("core.protocol", "core.protocol_commands", "core.runtime", "core.config", "core.console",
-                     "core.secret_env", "core.i18n", "core.i18n.choice", "core.sandbox_exec")
+                     "core.secret_env", "core.i18n", "core.i18n.choice")
 
 
 def past_the_surface(root: Path = ROOT) -> dict[str, set[str]]:

@@ -1,7 +1,7 @@
 """`deepseek-agent sandbox-exec [SETTING=VALUE …] WORKSPACE -- PROGRAM ARGS…`: become PROGRAM inside
 the sandbox.
 
-An entry point of the core, not a front end: no person runs it. The core starts it itself
+An entry point of the runtime, not a front end: no person runs it. The core starts it itself
 (`core.sandbox.trampoline.command` writes its command line) so that MCP stdio servers, which the MCP
 SDK starts without a `preexec_fn`, run confined. `agent.py` only routes its arguments here, before
 any settings are read, and prints the one line this returns when the program cannot start."""
