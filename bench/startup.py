@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer([Reply(text_events("hello back"))]) as server:
         bench = Bench(args.runs, Path(tmp), server.url, columns)
         for name, exe in zip(columns[1:], exes, strict=True):
-            print(f"{name}: {exe} ({exe.stat().st_size / 1e6:.1f} MB{built_from(exe)})")
+            print(f"{name}: {os.path.relpath(exe)} ({exe.stat().st_size / 1e6:.1f} MB{built_from(exe)})")
         print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}", flush=True)
         bench.baseline()
         linux = [[sys.executable, str(ROOT / "agent.py")], *[[str(e)] for e in exes]]
