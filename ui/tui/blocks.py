@@ -278,7 +278,7 @@ class ToolBlock(Block):
 
     def markdown(self) -> str:
         s = self.state
-        return f"`{s.name} {describe(s.name, s.arguments)}` → {s.status}"
+        return f"`{s.name} {describe(s.name, s.arguments)}` → {_(TOOL_STATUS.get(s.status, s.status))}"
 
 
 def _edit_diff(edit: dict[str, Any]) -> list[str]:

@@ -18,6 +18,7 @@ from ui.cells import cell_width, cut_cells, pad
 from ui.language import COMMAND as LANG_COMMAND
 from ui.reports import answer_text
 from ui.tui.app import KEYS, TUI_COMMANDS
+from ui.tui.blocks import ToolBlock, ToolState
 from ui.tui.state import Status, welcome
 from ui.tui.status import status_fragments
 
@@ -88,6 +89,15 @@ def test_the_welcome_line_is_chinese() -> None:
     opened = ev.SessionOpened(id="s", model="deepseek-v4-flash", workspace="/工作/项目", window=64_000,
                               budget_tokens=50_000, max_steps=50, mode="auto")
     assert welcome(opened) == "deepseek-v4-flash · 模式 auto · /help 查看帮助 · /工作/项目"
+
+
+@pytest.mark.parametrize(("status", "word"), [("refused", "已拒绝"), ("ok", "成功"), ("error", "出错")])
+def test_a_tool_s_line_in_the_exit_transcript_and_copy_is_chinese(status: str, word: str) -> None:
+    """What the TUI prints to the scrollback at exit (and /copy exports) says the outcome in the
+    user's language; the command stays as the model wrote it."""
+    line = ToolBlock(ToolState("c1", "run_shell", {"command": "rm -rf ../x"}, status=status)).markdown()
+    assert line == f"`run_shell rm -rf ../x` → {word}", line
+    assert not english_words(line.replace("run_shell rm -rf ../x", ""))
 
 
 @pytest.mark.parametrize(("text", "cells", "cut"), [
