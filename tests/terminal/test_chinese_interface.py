@@ -117,6 +117,8 @@ def test_a_sandbox_refusal_in_chinese(tmp_path: Path, workspace: Path, width: in
         _screen, text = open_dialog(term, width, "沙箱阻止了")
         joined = "".join(line.strip().strip("│").strip() for line in text.split("\n"))  # the reason wraps
         assert "需要审批" in text and "沙箱阻止了访问" in text and "在沙箱外，它以你的全部权限运行" in joined, text
+        reason = text.split("\n")[1:next(i for i, line in enumerate(text.split("\n")) if "想要运行" in line)]
+        assert len(reason) > 1 and all(line.split("│", 1)[1].startswith(" ") for line in reason), text  # indented
         assert "运行一次 (y)" in text and "拒绝 (n, Esc)" in text
         term.send("3")
         term.wait_for("明白")

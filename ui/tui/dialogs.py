@@ -65,10 +65,11 @@ class ApprovalDialog:
         inner = max(24, size.columns - 6)
         rows, starts = _rows(what, inner - 3)
         choices = offered(r)
-        reason = f" {safe(_(r.reason))}"  # a gate's fixed reason has its translation
+        # A gate's fixed reason has its translation; wrapped here so every row keeps the one-column indent.
+        reason = [" " + row for row in wrap(safe(_(r.reason)), inner - 1)]
         # The whole action, every character of it, in a view that scrolls (↑ ↓ PgUp PgDn) when it is
         # taller than the room left by the reason, the decisions, the frame and the float's margins.
-        room = max(3, size.rows - 9 - len(choices) - len(wrap(reason, inner)) - 2)
+        room = max(3, size.rows - 9 - len(choices) - len(reason) - 2)
         if self._top is None:
             at = first_risky(what, r.cwd) if r.command else None
             row = next((i for i, start in enumerate(starts) if start > at), len(rows)) - 1 if at else 0
@@ -78,7 +79,7 @@ class ApprovalDialog:
         shown = rows[top:top + room]
         # Why it needs a yes comes first: however long the action, the risk is on screen.
         lines: list[tuple[str, str]] = [
-            ("ansiyellow bold", f"{reason}\n"),
+            ("ansiyellow bold", "\n".join(reason) + "\n"),
             ("bold", " " + (_("{tool} wants to run:") if r.command else _("{tool} wants to change:")).format(
                 tool=safe(r.tool)) + "\n"),
         ]
