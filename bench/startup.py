@@ -18,6 +18,12 @@ is read. `--exe` twice compares two builds in one run (each named by the commit 
 `--wine` adds the same rows for Windows CPython under wine against the Windows exe (./build.sh
 --windows), whose figures say more about wine's unpacking than about real Windows.
 
+The floor: a one-file exe whose program only prints a line, built by the same PyInstaller from the
+same Python with the same stripping (in the build venv of ./build.sh), timed in turns with the
+source run's `--version`. What a one-file exe pays before any Python runs (inflating and writing
+libpython and the standard library it starts with, a second process, deleting them) is in that
+figure, whatever the program does.
+
 Then what each dependency costs: per distribution, the bytes it adds to each exe, the bytes unpacked
 to disk at every start (a one-file exe writes its binaries out before Python starts; the modules
 are read in place) and the bytes of packed binaries written once to the user's cache when first
@@ -104,6 +110,22 @@ def built_from(exe: Path) -> str:
     return f", built at {done.stdout.strip()}" if done.returncode == 0 and done.stdout.strip() else ""
 
 
+FLOOR_PROGRAM = 'print("deepseek-agent 0.0.0")\n'
+
+
+def floor_exe(folder: Path) -> Path:
+    """The print-only one-file exe, built the way deepseek-agent.spec builds (one file, stripped, no UPX)."""
+    folder.mkdir()
+    (folder / "floor.py").write_text(FLOOR_PROGRAM, encoding="utf-8")
+    done = subprocess.run([str(BUILD_PYTHON), "-m", "PyInstaller", "--onefile", "--strip", "--noupx", "--noconfirm",
+                           "--log-level", "WARN", "--distpath", str(folder / "dist"), "--workpath",
+                           str(folder / "build"), "--specpath", str(folder), str(folder / "floor.py")],
+                          capture_output=True, text=True, check=False, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"building the print-only exe failed:\n{done.stderr[-3000:]}")
+    return folder / "dist" / "floor"
+
+
 def build(*flags: str) -> Path:
     done = subprocess.run([str(ROOT / "build.sh"), *flags], capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -146,6 +168,12 @@ class Bench:
             row.append(timed([*command, "--cwd", str(self.workspace), "--one"], self.env(HOME=str(home)),
                              self.folder, b"hello"))
         self.rows.append(("linux --one, empty cache", row))
+
+    def floor(self, exe: Path) -> None:
+        """The print-only exe against the source run's `--version`; each exe column repeats it."""
+        source, floor = medians(self.runs, lambda cmd: timed(cmd, self.env(), self.folder),
+                                [[sys.executable, str(ROOT / "agent.py"), "--version"], [str(exe)]])
+        self.rows.append(("floor: print-only exe", [source] + [floor] * (len(self.columns) - 1)))
 
     def baseline(self) -> None:
         [tmux] = medians(self.runs, lambda cmd: first_frame(cmd, self.env(), self.folder), [["sh", "-c", "echo hi"]])
@@ -204,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
         bench.compare("linux", linux, bench.env())
         bench.compare("linux zh_CN", linux, bench.env(LANG="zh_CN.UTF-8"))  # the catalog is read
         bench.first_use([[str(e)] for e in exes])
+        if BUILD_PYTHON.exists():
+            bench.floor(floor_exe(Path(tmp) / "floor"))
+        else:
+            print(f"no floor row: {BUILD_PYTHON} (./build.sh's venv) is missing")
         if win_exe is not None:
             subprocess.run(["wineserver", "-p", "300"], env={**os.environ, "WINEPREFIX": str(WINEPREFIX)},
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
