@@ -1,13 +1,14 @@
 """Task benchmark: small real tasks through `agent.py --one`, solved or not by each task's check command.
 
     python3 bench/tasks.py [--agent-cmd "python3 /path/to/old/agent.py"] [--tasks calc,crlf] [--max-steps 8]
-                           [--base-url URL --model NAME] [--write-docs docs/tasks.md]
+                           [--base-url URL --model NAME] [--write-docs docs/tasks.md] [--keep DIR]
 
 Each task (bench/task_suite.py) runs in a fresh copy of its files, always at the same path so the
 server's prompt cache sees the same prefix from task to task. It prints, per task and build: solved
 (the check's exit code), steps, tokens in and out, the cached share of the input, the cost at
 DeepSeek's prices, and wall time; then the totals and, with --agent-cmd, this build against that one
 as a ratio. The two builds take turns task by task, so both see the machine in the same state.
+`--keep DIR` keeps the transcripts: each build's session folders, in DIR/this and DIR/other.
 
 The default endpoint is the local llama.cpp model of devtools/local_model.py (Qwen2.5-Coder-1.5B;
 `--model qwen` for the 0.5B one), started when none is running. A check that already passes on the untouched files is reported as a
@@ -181,6 +182,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per task and build")
     parser.add_argument("--write-docs", type=Path, help="replace the script-written block of this Markdown file")
     parser.add_argument("--block", default="", help="a named block of its own in that file (one per comparison)")
+    parser.add_argument("--keep", type=Path, help="copy the runs' session folders (their transcripts) here at the end")
     args = parser.parse_args()
 
     chosen = [t for t in TASKS if not args.tasks or t.name in args.tasks.split(",")]
@@ -191,7 +193,7 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="bench-tasks-"))
     work = scratch / "work"
     env = {**os.environ, "DEEPSEEK_BASE_URL": base_url, "DEEPSEEK_MODEL": args.model,
-           "AGENT_MAX_STEPS": str(args.max_steps), "AGENT_SESSIONS_DIR": str(scratch / "sessions"),
+           "AGENT_MAX_STEPS": str(args.max_steps),
            **(LOCAL_MODEL_ENV if args.base_url is None else {})}
     header = (f"{'task':<16} {'build':<6} {'solved':>12} {'steps':>6} {'tokens in':>9} {'out':>8} {'cached':>7} "
               f"{'cost $':>9} {'wall s':>8}")
@@ -208,7 +210,8 @@ def main() -> int:
             print(lines[-1], flush=True)
             continue
         for build, agent in builds.items():
-            r = run_task(task, build, agent, work, env, args.timeout)
+            r = run_task(task, build, agent, work, {**env, "AGENT_SESSIONS_DIR": str(scratch / "sessions" / build)},
+                         args.timeout)
             runs.append(r)
             solved = "yes" if r.solved else ("no" if r.status in ("ok", "") else r.cause or r.status)
             lines.append(row(r.task, build, solved, r.steps, r.tokens_in, r.tokens_cached, r.tokens_out, r.cost, r.wall))
@@ -225,6 +228,9 @@ def main() -> int:
                      f"tokens in {ratio(new.tokens_in, old.tokens_in)}, out {ratio(new.tokens_out, old.tokens_out)}, "
                      f"cost {ratio(new.cost, old.cost)}, wall {ratio(new.wall, old.wall)}")
     print("\n".join(lines[-len(summary) - ("other" in summary):]), flush=True)
+    if args.keep and (scratch / "sessions").is_dir():
+        shutil.copytree(scratch / "sessions", args.keep, dirs_exist_ok=True)
+        print(f"sessions kept in {args.keep}", flush=True)
     shutil.rmtree(scratch, ignore_errors=True)
     if args.write_docs:
         write_docs(args.write_docs, lines, args.block)

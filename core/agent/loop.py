@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from core import protocol as ev
 from core.agent.approvals import Approvals, Keeper
 from core.agent.guard import UNREADABLE_IN_A_ROW, Guard
+from core.agent.overview import overview_budget
 from core.agent.prompt import session_instructions
 from core.agent.results import finish
 from core.agent.rules import AllowRules
@@ -99,11 +100,12 @@ class Agent:
         self.journal = journal
         self.archive = archive
         self.history: list[Item] = list(history or [])
-        opened = session_instructions(self.workspace.root, settings if journal else None)
-        self.instructions = clean_text(opened.text)
+        opened = session_instructions(self.workspace.root, settings if journal else None,
+                                      overview_budget(settings.context_window))
+        self._redact = Redactor(settings.api_key)
+        self.instructions = self._redact(clean_text(opened.text))  # they carry workspace files
         self.agents_notices = opened.notices  # what the user hears of AGENTS.md before the first turn
         self._shown_files = opened.shown  # files the instructions carry: the model has seen them
-        self._redact = Redactor(settings.api_key)
         self.mcp = mcp  # the session's MCP servers' tools, offered after the built-in ones
         self.tools = tool_schemas()
         self.context = ContextManager(from_settings(settings), summarize=self._summarize,

@@ -1,18 +1,19 @@
-"""The instructions sent with every request: who the agent is, where it runs, and the project's AGENTS.md."""
+"""The instructions sent with every request: who the agent is, where it runs, the project's AGENTS.md
+and what the workspace holds (core/agent/overview.py)."""
 
 from __future__ import annotations
 
 import codecs
 import datetime
-import os
 import platform
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.agent.agents_seen import AGENTS_FILE, AgentsSeen
+from core.agent.overview import MAX_CHARS, workspace_overview
 from core.config import Settings
 from core.i18n import N_, _, model_instruction
+from core.tools.files import read_regular
 from core.tools.shell import detect_shell
 from core.tools.workspace import OutsideWorkspace, SymlinkLoop, Workspace
 
@@ -23,11 +24,13 @@ _BASE = """You are deepseek-agent, a coding agent working in the user's project 
 Environment: {os}; workspace root {root}; shell for run_shell: {shell}. Today is {date}.
 
 How to work:
-- Look before you change: list, search and read the relevant files first. Paths are relative to the
+- Look before you change: the overview at the end names the workspace's files (a small workspace's
+  files are shown there whole); search and read what it does not show. Paths are relative to the
   workspace root; the file tools cannot reach outside it.
 - Make focused changes: edit_file for a change to an existing file (old_text must name exactly one
   place), multi_edit for several changes to one file, write_file for new files or full rewrites.
-- Verify: run the project's tests, linters or build after changing code, and fix what fails.
+- Verify: run the project's tests, linters or build after changing code, and fix what fails. When a
+  test fails, fix the code it tests, not the test, unless the user asks for a change to the test.
 - run_shell output is pruned to what matters (errors, failures, summaries) and stamped with what was
   hidden; page through the full output with read_output when you need more.
 - Commands have no stdin and must not prompt. Destructive commands need the user's approval and may be refused.
@@ -58,18 +61,21 @@ class Instructions:
     shown: tuple[str, ...] = ()
 
 
-def session_instructions(root: Path, settings: Settings | None) -> Instructions:
+def session_instructions(root: Path, settings: Settings | None, overview_chars: int = MAX_CHARS) -> Instructions:
     """The instructions of a session starting now in `root`: AGENTS.md as it is, marked unconfirmed
     when it changed since the agent last saw it here (kept in the data folder of `settings`; None:
-    nothing is kept, as for a session without a journal). What it saw now is remembered."""
+    nothing is kept, as for a session without a journal), then the workspace's overview in about
+    `overview_chars` characters. What it saw now is remembered."""
     agents = read_agents_md(root)
     seen = AgentsSeen.for_settings(settings, root) if settings is not None else None
     changed = seen is not None and seen.changed(agents.text)
     notices = [agents.notice, _(CHANGED_NOTICE).format(file=AGENTS_FILE) if changed else ""]
     if seen is not None:
         notices.append(seen.record(agents.text) or "")
-    return Instructions(build_instructions(root, agents=agents, changed=changed), tuple(filter(None, notices)),
-                        (AGENTS_FILE,) if agents.text else ())
+    overview = workspace_overview(root, overview_chars)
+    text = build_instructions(root, agents=agents, changed=changed)
+    text += f"\n\n{overview.text}" if overview.text else ""
+    return Instructions(text, tuple(filter(None, notices)), ((AGENTS_FILE,) if agents.text else ()) + overview.shown)
 
 
 def build_instructions(root: Path, shell_dialect: str | None = None, *, agents: AgentsMd | None = None,
@@ -114,7 +120,7 @@ def read_agents_md(root: Path) -> AgentsMd:
     if not path.exists():
         return AgentsMd()
     try:
-        read = _read_regular(path, MAX_AGENTS_CHARS * 4)
+        read = read_regular(path, MAX_AGENTS_CHARS * 4)
     except OSError as exc:
         return _skipped(N_("it cannot be opened ({error})"), error=str(exc.strerror or exc))
     if read is None:
@@ -135,17 +141,6 @@ def _skipped(why: str, **fields: str) -> AgentsMd:
     """The note for the model (English, as all it reads) and the notice for the user (in their language)."""
     return AgentsMd(f"[{AGENTS_FILE} was not read: {why.format(**fields)}]",
                     _("{file} was skipped: {why}").format(file=AGENTS_FILE, why=_(why).format(**fields)))
-
-
-def _read_regular(path: Path, limit: int) -> tuple[bytes, int] | None:
-    """At most `limit` bytes of `path` and its size, or None when it is not a regular file. Opened
-    without blocking, so a FIFO swapped in after the check cannot hang the start either."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return handle.read(limit), info.st_size
 
 
 def _decode(raw: bytes, cut: bool) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -50,6 +51,17 @@ def looks_binary(head: bytes) -> bool:
     text = head.decode("utf-8", errors="replace")
     # A multi-byte character cut at the block's end is not evidence.
     return text.count("\ufffd") > max(8, len(text) // 10)
+
+
+def read_regular(path: Path, limit: int) -> tuple[bytes, int] | None:
+    """At most `limit` bytes of `path` and its size, or None when it is not a regular file. Opened
+    without blocking, so a FIFO swapped in after a check cannot hang the caller."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return handle.read(limit), info.st_size
 
 
 def _missing(ctx: ToolContext, target: Path, path: str) -> ToolError:

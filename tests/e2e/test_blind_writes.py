@@ -1,11 +1,13 @@
 """A model that writes a file it never saw (a weak model's habit: it guesses the content and replaces
 the file whole) is refused once and shown the file; what it read, wrote or edited earlier in the
-session, or in the session it resumed, goes through at once."""
+session, or in the session it resumed, or what the instructions showed it (a small workspace is
+shown whole), goes through at once. Most workspaces here carry a file too big for that."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from core.agent.overview import MAX_CHARS
 from tests.support.agent_process import run_agent
 from tests.support.sse_server import Reply, ScriptedServer, call_events, text_events
 
@@ -16,8 +18,13 @@ def _outputs(server: ScriptedServer) -> list[str]:
     return [item["output"] for item in server.requests[-1]["input"] if item.get("type") == "function_call_output"]
 
 
+def _too_big_to_show(ws: Path) -> None:
+    (ws / "data.txt").write_text("x" * MAX_CHARS, encoding="utf-8")
+
+
 def test_a_blind_overwrite_is_refused_once_and_shows_the_file(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
+    _too_big_to_show(tmp_path / "ws")
     (tmp_path / "ws" / "calc.py").write_text(ORIGINAL, encoding="utf-8")
     guess = {"path": "calc.py", "content": "def add(a, b):\n    return a + b\n"}
     script = [Reply(call_events([("write_file", guess)])), Reply(call_events([("write_file", guess)])),
@@ -35,6 +42,7 @@ def test_a_blind_overwrite_is_refused_once_and_shows_the_file(tmp_path: Path) ->
 def test_a_file_read_edited_or_written_before_is_written_at_once_and_resuming_remembers(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
+    _too_big_to_show(ws)
     for name in ("read.py", "edited.py", "其他.py"):
         (ws / name).write_text(ORIGINAL, encoding="utf-8")
     first = [Reply(call_events([("read_file", {"path": "read.py"}),
@@ -57,3 +65,14 @@ def test_a_file_read_edited_or_written_before_is_written_at_once_and_resuming_re
     resumed, unseen = _outputs(server)[-2:]
     assert resumed.startswith("overwrote read.py") and "其他.py exists and was not read" in unseen
     assert (ws / "其他.py").read_text(encoding="utf-8") == ORIGINAL
+
+
+def test_a_file_the_instructions_showed_is_written_at_once(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "calc.py").write_text(ORIGINAL, encoding="utf-8")
+    whole = {"path": "calc.py", "content": ORIGINAL.replace("return a - b", "return a + b", 1)}
+    with ScriptedServer([Reply(call_events([("write_file", whole)])), Reply(text_events("done"))]) as server:
+        assert run_agent(["--one", "fix add"], server.url, tmp_path).returncode == 0
+    assert "--- calc.py ---\n" + ORIGINAL.rstrip("\n") in server.requests[0]["instructions"]
+    assert _outputs(server)[0].startswith("overwrote calc.py")
+    assert (tmp_path / "ws" / "calc.py").read_text(encoding="utf-8") == whole["content"]
