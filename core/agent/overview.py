@@ -6,6 +6,7 @@ are spent listing and reading what fits in a few thousand characters."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def workspace_overview(root: Path, budget: int = MAX_CHARS) -> Overview:
     more = len(found) - len(listed)
     count = f"{len(found):,}{'+' if not complete else ''} files"
     lines = [f"Workspace files when the session started ({count}; read a file again after it changes):",
-             *listed]
+             *map(_named, listed)]
     if more or not complete:
         lines.append(f"[… {more:,} more not named{'' if complete else ', and the walk stopped early'}; "
                      "use list_files]")
@@ -55,8 +56,16 @@ def workspace_overview(root: Path, budget: int = MAX_CHARS) -> Overview:
         return Overview("\n".join(lines))
     lines += ["", "The workspace is small, so here is each text file as it was then:"]
     for rel, text in texts.items():
-        lines += ["", f"--- {rel} ---", text.rstrip("\n"), f"--- end of {rel} ---"]
+        lines += ["", f"--- {_named(rel)} ---", text.rstrip("\n"), f"--- end of {_named(rel)} ---"]
     return Overview("\n".join(lines), tuple(texts))
+
+
+def _named(rel: str) -> str:
+    """A path as one line: control characters in a name (a newline is legal on Linux) escaped."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", rel)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _walk(root: Path) -> tuple[list[str], bool]:
