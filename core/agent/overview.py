@@ -12,7 +12,7 @@ from pathlib import Path
 
 from core.agent.agents_seen import AGENTS_FILE
 from core.credentials import is_credential_path
-from core.tools.files import SKIP_DIRS, looks_binary, read_regular
+from core.tools.reading import SKIP_DIRS, looks_binary, read_regular
 
 MAX_CHARS = 16_000  # the overview's size at most: a third for names, the rest for contents
 MAX_WALKED = 5_000  # entries looked at, so a huge tree costs little at every start

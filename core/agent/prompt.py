@@ -13,7 +13,7 @@ from core.agent.agents_seen import AGENTS_FILE, AgentsSeen
 from core.agent.overview import MAX_CHARS, workspace_overview
 from core.config import Settings
 from core.i18n import N_, _, model_instruction
-from core.tools.files import read_regular
+from core.tools.reading import read_regular
 from core.tools.shell import detect_shell
 from core.tools.workspace import OutsideWorkspace, SymlinkLoop, Workspace
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -22,6 +21,7 @@ from core.session.items import ToolOutcome
 from core.tools.atomic import WriteFailed, write_atomically
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.edit_match import SHOWN_LINES, EditMismatch, Placement, locate, locate_all, numbered
+from core.tools.reading import SKIP_DIRS, SNIFF_BYTES, looks_binary
 from core.tools.workspace import OutsideWorkspace, resolve_path
 
 DEFAULT_READ_LINES = 2000
@@ -29,10 +29,6 @@ MAX_READ_CHARS = 60_000
 MAX_LINE_CHARS = 2000
 MAX_LINE_BYTES = 4 * MAX_LINE_CHARS  # enough bytes for MAX_LINE_CHARS characters of any script
 MAX_LIST_ENTRIES = 1000
-SNIFF_BYTES = 8192
-# Folders that are big, generated and almost never what the model is looking for.
-SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
-                       ".pytest_cache", ".ruff_cache", ".hypothesis", ".idea", ".gradle", ".next", ".cache"})
 
 
 def resolve(ctx: ToolContext, path: str) -> Path:
@@ -40,28 +36,6 @@ def resolve(ctx: ToolContext, path: str) -> Path:
         return ctx.workspace.resolve(path)
     except OutsideWorkspace as exc:
         raise ToolError(str(exc)) from None
-
-
-def looks_binary(head: bytes) -> bool:
-    """NUL bytes, or mostly undecodable bytes, in the first block: not text."""
-    if b"\0" in head:
-        return True
-    if not head:
-        return False
-    text = head.decode("utf-8", errors="replace")
-    # A multi-byte character cut at the block's end is not evidence.
-    return text.count("\ufffd") > max(8, len(text) // 10)
-
-
-def read_regular(path: Path, limit: int) -> tuple[bytes, int] | None:
-    """At most `limit` bytes of `path` and its size, or None when it is not a regular file. Opened
-    without blocking, so a FIFO swapped in after a check cannot hang the caller."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            return None
-        return handle.read(limit), info.st_size
 
 
 def _missing(ctx: ToolContext, target: Path, path: str) -> ToolError:

@@ -23,7 +23,8 @@ from core.cancel import Cancel
 from core.pattern import Matcher, PatternError, compile_pattern
 from core.tools import helpers
 from core.tools.base import ToolContext, ToolError, ToolResult
-from core.tools.files import SKIP_DIRS, SNIFF_BYTES, looks_binary, resolve
+from core.tools.files import resolve
+from core.tools.reading import SKIP_DIRS, SNIFF_BYTES, looks_binary
 
 MAX_RESULTS = 200
 MAX_MATCH_CHARS = 300
