@@ -8,7 +8,8 @@ server's prompt cache sees the same prefix from task to task. It prints, per tas
 (the check's exit code), steps, tokens in and out, the cached share of the input, the cost at
 DeepSeek's prices, and wall time; then the totals and, with --agent-cmd, this build against that one
 as a ratio. The two builds take turns task by task, so both see the machine in the same state.
-`--keep DIR` keeps the transcripts: each build's session folders, in DIR/this and DIR/other.
+`--keep DIR` keeps the transcripts: each build's session folders and each run's `--json` events
+(the notices say what the agent corrected or refused), in DIR/this and DIR/other.
 
 The default endpoint is the local llama.cpp model of devtools/local_model.py (Qwen2.5-Coder-1.5B;
 `--model qwen` for the 0.5B one), started when none is running. A check that already passes on the untouched files is reported as a
@@ -60,6 +61,7 @@ class Run:
     tokens_cached: int = 0
     tokens_out: int = 0
     wall: float = 0.0
+    events: str = ""  # the run's --json output, kept with --keep
 
     @property
     def cost(self) -> float:
@@ -111,6 +113,7 @@ def run_task(task: Task, build: str, agent: list[str], work: Path, env: dict[str
         out, _ = process.communicate()
         run.status = "timeout"
     run.wall = time.monotonic() - start
+    run.events = out
     for line in out.splitlines():
         try:
             event = json.loads(line)
@@ -182,7 +185,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per task and build")
     parser.add_argument("--write-docs", type=Path, help="replace the script-written block of this Markdown file")
     parser.add_argument("--block", default="", help="a named block of its own in that file (one per comparison)")
-    parser.add_argument("--keep", type=Path, help="copy the runs' session folders (their transcripts) here at the end")
+    parser.add_argument("--keep", type=Path, help="keep the runs' session folders and --json events here")
     args = parser.parse_args()
 
     chosen = [t for t in TASKS if not args.tasks or t.name in args.tasks.split(",")]
@@ -213,6 +216,9 @@ def main() -> int:
             r = run_task(task, build, agent, work, {**env, "AGENT_SESSIONS_DIR": str(scratch / "sessions" / build)},
                          args.timeout)
             runs.append(r)
+            if args.keep:
+                (args.keep / build).mkdir(parents=True, exist_ok=True)
+                (args.keep / build / f"{task.name}.events.jsonl").write_text(r.events, encoding="utf-8")
             solved = "yes" if r.solved else ("no" if r.status in ("ok", "") else r.cause or r.status)
             lines.append(row(r.task, build, solved, r.steps, r.tokens_in, r.tokens_cached, r.tokens_out, r.cost, r.wall))
             print(lines[-1], flush=True)
