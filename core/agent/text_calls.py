@@ -11,12 +11,14 @@ since running a call it only quoted or discussed could change files nobody asked
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from core.agent.json_repair import escape_stray_quotes
 from core.i18n import N_, _
 from core.provider.assembler import TurnResult
 from core.provider.errors import ApiError
@@ -180,25 +182,32 @@ def _unfenced(text: str) -> str:
 
 
 def _json_values(text: str, form: str) -> list[Any]:
-    """The JSON values in `text`, one after another (a list counts as its items)."""
-    decoder = json.JSONDecoder()
+    """The JSON values in `text`, one after another (a list counts as its items); read strictly,
+    else as small models write JSON by hand (core/agent/json_repair.py)."""
+    try:
+        values = _decoded(text, json.JSONDecoder())
+    except ValueError as exc:
+        try:
+            values = _decoded(escape_stray_quotes(text), json.JSONDecoder(strict=False))
+        except ValueError:
+            raise _Unreadable(
+                f"the reply looks like a tool call written as text ({form}), but it is not valid JSON: {exc}"
+            ) from None
+    if not values:
+        raise _Unreadable(f"the reply looks like a tool call written as text ({form}), but it is empty")
+    return values
+
+
+def _decoded(text: str, decoder: json.JSONDecoder) -> list[Any]:
     values: list[Any] = []
     position, end = 0, len(text)
     while True:
         while position < end and text[position] in " \t\r\n,":
             position += 1
         if position >= end:
-            break
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except ValueError as exc:
-            raise _Unreadable(
-                f"the reply looks like a tool call written as text ({form}), but it is not valid JSON: {exc}"
-            ) from None
+            return values
+        value, position = decoder.raw_decode(text, position)
         values.extend(value if isinstance(value, list) else [value])
-    if not values:
-        raise _Unreadable(f"the reply looks like a tool call written as text ({form}), but it is empty")
-    return values
 
 
 def _call_of(value: Any) -> tuple[str, Any] | None:
@@ -228,9 +237,13 @@ def _arguments(raw: Any, name: str) -> Any:
     """A call's arguments; a JSON string holding the object is decoded."""
     if not isinstance(raw, str):
         return raw
+    if not raw.strip():
+        return {}
     try:
-        return json.loads(raw) if raw.strip() else {}
+        return json.loads(raw)
     except ValueError as exc:
+        with contextlib.suppress(ValueError):
+            return json.loads(escape_stray_quotes(raw), strict=False)
         raise _Unreadable(
             f"the reply is a call to {name} written as text, but its arguments are not valid JSON: {exc}"
         ) from None
