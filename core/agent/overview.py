@@ -69,18 +69,27 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _walk(root: Path) -> tuple[list[str], bool]:
-    """Workspace-relative POSIX paths of the files (symlinks named, never entered), and whether the
-    walk saw everything before its bound."""
+    """Workspace-relative POSIX paths of the files, and whether the walk saw everything before its
+    bound. A folder that resolves anywhere but where it stands is named by nothing and not entered: a
+    Windows junction is a folder to os.walk, not a symlink, and may lead outside or back up."""
     found: list[str] = []
     walked = 0
     for current, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        real = os.path.realpath(current)
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
+                         and os.path.realpath(os.path.join(current, d)) == os.path.join(real, d))
         walked += len(dirs) + len(files)
         here = Path(current).relative_to(root).as_posix()
         found += [name if here == "." else f"{here}/{name}" for name in sorted(files)]
         if walked > MAX_WALKED:
             return found, False
     return found, True
+
+
+def _inside(root: Path, path: Path) -> bool:
+    """Whether `path` resolves inside the workspace."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _fitting(paths: list[str], chars: int) -> list[str]:
@@ -101,7 +110,7 @@ def _whole(root: Path, found: list[str], room: int) -> dict[str, str] | None:
     total = 0
     for rel in sorted(found):
         path = root / rel
-        if rel == AGENTS_FILE or is_credential_path(rel) or path.is_symlink():
+        if rel == AGENTS_FILE or is_credential_path(rel) or path.is_symlink() or not _inside(root, path):
             continue
         try:
             read = read_regular(path, room + 1)
