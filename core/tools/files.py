@@ -205,8 +205,24 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     what = f"overwrote {rel} (was {len(previous.splitlines())} lines)" if previous is not None else f"created {rel}"
     elsewhere = _same_name(ctx, target) if new_folder else []
     note = f"; note: its folder is new, and a file of that name is at {', '.join(elsewhere)}" if elsewhere else ""
+    note += _dropped(previous, content) if previous else ""
     return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes{note}",
                       outcome=ToolOutcome(path=rel, sha=hashlib.sha256(data).hexdigest()))
+
+
+def _dropped(previous: bytes, content: str, most: int = 3) -> str:
+    """What a whole-file write left out of the file it replaced, so a write meant to add (a model that
+    wrote only its new function) is seen for what it did: the count of lines gone, the first few."""
+    if looks_binary(previous[:SNIFF_BYTES]):
+        return ""
+    kept = {line.strip() for line in content.splitlines()}
+    gone = [line.strip() for line in previous.decode("utf-8", errors="replace").splitlines()
+            if line.strip() and line.strip() not in kept]
+    if not gone:
+        return ""
+    shown = ", ".join(f"`{line[:80]}`" for line in gone[:most]) + (" …" if len(gone) > most else "")
+    return (f"; {len(gone)} line(s) of the old file are not in the new one: {shown}. If they should "
+            "have stayed, put them back (edit_file adds without rewriting)")
 
 
 def _unseen(rel: str, previous: bytes) -> ToolResult:

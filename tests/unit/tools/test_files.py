@@ -326,6 +326,30 @@ def test_writes_that_lose_nothing_unseen_are_not_refused(ws: Path) -> None:
         assert write_file({"path": path, "content": "x\n"}, _seeing(ws)).status == "ok", path
 
 
+@pytest.mark.parametrize("old, new, gone", [
+    ("def add(a, b):\n    return a + b\n", "def multiply(a, b):\n    return a * b\n",
+     "2 line(s) of the old file are not in the new one: `def add(a, b):`, `return a + b`."),
+    ("一\n二\n三\n四\n五\n", "一\n", "4 line(s) of the old file are not in the new one: `二`, `三`, `四` …."),
+    ("[a]\r\nkey=1\r\n", "[a]\nkey=2\n", "1 line(s) of the old file are not in the new one: `key=1`."),
+])
+def test_a_whole_file_write_names_the_lines_it_left_out(ws: Path, old: str, new: str, gone: str) -> None:
+    (ws / "f.txt").write_bytes(old.encode())
+    written = write_file({"path": "f.txt", "content": new}, _seeing(ws, "f.txt"))
+    assert written.status == "ok" and gone in written.output
+    assert written.output.endswith("If they should have stayed, put them back (edit_file adds without rewriting)")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"),
+    ("b = 2\na = 1\n", "a = 1\n\nb = 2\n"),  # reordered, blank lines added
+    ("\0\1binary", "text\n"),
+])
+def test_a_write_that_keeps_every_line_says_nothing_more(ws: Path, old: str, new: str) -> None:
+    (ws / "f.txt").write_bytes(old.encode())
+    written = write_file({"path": "f.txt", "content": new}, _seeing(ws, "f.txt"))
+    assert written.status == "ok" and "not in the new one" not in written.output
+
+
 def test_a_missing_path_names_the_file_of_that_name_elsewhere(ws: Path) -> None:
     (ws / "lists.py").write_text("def first(xs):\n    return xs[1]\n")
     (ws / "pkg").mkdir()
