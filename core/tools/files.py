@@ -22,6 +22,7 @@ from core.tools.atomic import WriteFailed, write_atomically
 from core.tools.base import ToolContext, ToolError, ToolResult
 from core.tools.edit_match import SHOWN_LINES, EditMismatch, Placement, locate, locate_all, numbered
 from core.tools.reading import SKIP_DIRS, SNIFF_BYTES, looks_binary
+from core.tools.syntax import broken_note
 from core.tools.workspace import OutsideWorkspace, resolve_path
 
 DEFAULT_READ_LINES = 2000
@@ -206,6 +207,8 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     elsewhere = _same_name(ctx, target) if new_folder else []
     note = f"; note: its folder is new, and a file of that name is at {', '.join(elsewhere)}" if elsewhere else ""
     note += _dropped(previous, content) if previous else ""
+    broken = broken_note(rel, previous, data)
+    note += f"; note: {broken}" if broken else ""
     return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes{note}",
                       outcome=ToolOutcome(path=rel, sha=hashlib.sha256(data).hexdigest()))
 
@@ -288,6 +291,8 @@ def _apply_edits(path: str, edits: list[dict[str, Any]], ctx: ToolContext, tool:
     _store(ctx, target, data, previous=raw)
     if ctx.checkpoints is not None:
         ctx.checkpoints.file_changed(tool, rel, raw, data)
+    broken = broken_note(rel, raw, data)
+    reports += [f"note: {broken}"] if broken else []
     return ToolResult(f"edited {rel}: " + "\n".join(reports), outcome=ToolOutcome(path=rel, sha=hashlib.sha256(data).hexdigest()))
 
 
