@@ -199,6 +199,8 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return _unseen(rel, previous)
     new_folder = not target.parent.exists()
     data = content.encode("utf-8")
+    if previous is not None and data == previous:
+        raise ToolError(f"the content is exactly what {rel} already holds: {rel} is unchanged", path=rel)
     _store(ctx, target, data, make_parents=True, previous=previous)
     if ctx.checkpoints is not None:
         ctx.checkpoints.file_changed("write_file", rel, previous, data)
@@ -207,6 +209,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     elsewhere = _same_name(ctx, target) if new_folder else []
     note = f"; note: its folder is new, and a file of that name is at {', '.join(elsewhere)}" if elsewhere else ""
     note += _dropped(previous, content) if previous else ""
+    note += _only_whitespace(previous, content) if previous else ""
     broken = broken_note(rel, previous, data)
     note += f"; note: {broken}" if broken else ""
     return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes{note}",
@@ -226,6 +229,17 @@ def _dropped(previous: bytes, content: str, most: int = 3) -> str:
     shown = ", ".join(f"`{line[:80]}`" for line in gone[:most]) + (" …" if len(gone) > most else "")
     return (f"; {len(gone)} line(s) of the old file are not in the new one: {shown}. If they should "
             "have stayed, put them back (edit_file adds without rewriting)")
+
+
+def _only_whitespace(previous: bytes, content: str) -> str:
+    """A note when a rewrite changed nothing but spaces at line ends, line endings or blank lines: a
+    model that meant to fix something sees that it did not."""
+    def squeezed(text: str) -> list[str]:
+        return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+    if looks_binary(previous[:SNIFF_BYTES]) or squeezed(previous.decode("utf-8", "replace")) != squeezed(content):
+        return ""
+    return "; note: only whitespace changed (line ends, blank lines or the final newline); the text is as it was"
 
 
 def _unseen(rel: str, previous: bytes) -> ToolResult:

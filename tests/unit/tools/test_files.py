@@ -350,6 +350,19 @@ def test_a_write_that_keeps_every_line_says_nothing_more(ws: Path, old: str, new
     assert written.status == "ok" and "not in the new one" not in written.output
 
 
+def test_a_write_that_changes_nothing_says_so(ws: Path) -> None:
+    (ws / "banner.py").write_text('def banner():\n    return "Welcom to the shop"\n')
+    with pytest.raises(ToolError, match=r"the content is exactly what banner\.py already holds: banner\.py is unchanged"):
+        write_file({"path": "banner.py", "content": 'def banner():\n    return "Welcom to the shop"\n'},
+                   _seeing(ws, "banner.py"))
+    for same in ('def banner():\n    return "Welcom to the shop"', 'def banner():  \r\n\n    return "Welcom to the shop"\r\n'):
+        written = write_file({"path": "banner.py", "content": same}, _seeing(ws, "banner.py"))
+        assert written.status == "ok" and written.output.endswith("the text is as it was"), repr(same)
+    fixed = write_file({"path": "banner.py", "content": 'def banner():\n    return "Welcome to the shop"\n'},
+                       _seeing(ws, "banner.py"))
+    assert "whitespace" not in fixed.output
+
+
 def test_a_missing_path_names_the_file_of_that_name_elsewhere(ws: Path) -> None:
     (ws / "lists.py").write_text("def first(xs):\n    return xs[1]\n")
     (ws / "pkg").mkdir()
