@@ -4,17 +4,61 @@ either is otherwise right; read strictly, the task stops on it.
 
 A quote ends a string only where JSON could go on after it: a key's quote before its `:`, a value's
 quote before the end of its object or array, or before a comma followed by the next key (in an
-object) or the next value (in an array). Any other quote is part of the string. Text that no such
-reading turns into JSON stays unreadable. Raw line breaks and tabs are left to a non-strict
-decoder (`json.JSONDecoder(strict=False)`)."""
+object) or the next value (in an array). Any other quote is part of the string. When that reading
+still fails, the quote that ended a string last before the error is taken as part of the string
+instead, a few times over (`{"content": "d = {"a": "x"}"}`). Text that no such reading turns into
+JSON stays unreadable. Raw line breaks and tabs are left to a non-strict decoder
+(`json.JSONDecoder(strict=False)`)."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+RETRIES = 16  # quotes taken back into a string after the first reading failed
 
 _KEY_END = re.compile(r'\s*:')
 _OBJECT_VALUE_END = re.compile(r'\s*(?:\}|,\s*"(?:[^"\\\n]|\\.)*"\s*:)')
 _ARRAY_VALUE_END = re.compile(r'\s*(?:\]|,\s*["{\[\-\d tfn])')
+
+
+def read_hand_written(text: str, decode: Callable[[str], T]) -> T:
+    """`decode` of `text` as a model meant it (see the module); raises the first reading's error
+    when no reading decodes."""
+    repaired = escape_stray_quotes(text)
+    try:
+        return decode(repaired)
+    except json.JSONDecodeError as first:
+        error = first
+        for _ in range(RETRIES):
+            quote = _last_closing_quote(repaired, error.pos)
+            if quote < 0:
+                break
+            repaired = f'{repaired[:quote]}\\"{repaired[quote + 1:]}'
+            try:
+                return decode(repaired)
+            except json.JSONDecodeError as again:
+                error = again
+        raise first from None
+
+
+def _last_closing_quote(text: str, before: int) -> int:
+    """The index of the last unescaped quote before `before` that ends a string, or -1."""
+    in_string, last = False, -1
+    i = 0
+    while i < min(before, len(text)):
+        if text[i] == "\\" and in_string:
+            i += 2
+            continue
+        if text[i] == '"':
+            if in_string:
+                last = i
+            in_string = not in_string
+        i += 1
+    return last
 
 
 def escape_stray_quotes(text: str) -> str:

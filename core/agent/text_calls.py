@@ -16,9 +16,10 @@ import json
 import re
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from core.agent.json_repair import escape_stray_quotes
+from core.agent.json_repair import read_hand_written
 from core.i18n import N_, _
 from core.provider.assembler import TurnResult
 from core.provider.errors import ApiError
@@ -188,7 +189,7 @@ def _json_values(text: str, form: str) -> list[Any]:
         values = _decoded(text, json.JSONDecoder())
     except ValueError as exc:
         try:
-            values = _decoded(escape_stray_quotes(text), json.JSONDecoder(strict=False))
+            values = read_hand_written(text, partial(_decoded, decoder=json.JSONDecoder(strict=False)))
         except ValueError:
             raise _Unreadable(
                 f"the reply looks like a tool call written as text ({form}), but it is not valid JSON: {exc}"
@@ -243,7 +244,7 @@ def _arguments(raw: Any, name: str) -> Any:
         return json.loads(raw)
     except ValueError as exc:
         with contextlib.suppress(ValueError):
-            return json.loads(escape_stray_quotes(raw), strict=False)
+            return read_hand_written(raw, partial(json.loads, strict=False))
         raise _Unreadable(
             f"the reply is a call to {name} written as text, but its arguments are not valid JSON: {exc}"
         ) from None

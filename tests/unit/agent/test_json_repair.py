@@ -4,16 +4,17 @@ them, valid JSON is never changed, and text no reading makes valid stays unreada
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 
-from core.agent.json_repair import escape_stray_quotes
+from core.agent.json_repair import escape_stray_quotes, read_hand_written
 from core.agent.text_calls import read_text_call
 from core.tools import tool_schemas
 
 
 def _read(text: str) -> object:
-    return json.loads(escape_stray_quotes(text), strict=False)
+    return read_hand_written(text, partial(json.loads, strict=False))
 
 
 HAND_WRITTEN = {
@@ -28,6 +29,9 @@ HAND_WRITTEN = {
     "multi_edit's array of edits": ('{"path": "a.py", "edits": [{"old_text": "x = "a"", "new_text": "x = "b""}]}',
                                     {"path": "a.py", "edits": [{"old_text": 'x = "a"', "new_text": 'x = "b"'}]}),
     "an array of strings": ('["a"b", "c"]', ['a"b', "c"]),
+    "a dict literal in code": ('{"content": "d = {"a": "x"}\n"}', {"content": 'd = {"a": "x"}\n'}),
+    "JSON inside JSON": ('{"path": "c.json", "content": "{"debug": true, "ports": [80, 443]}"}',
+                         {"path": "c.json", "content": '{"debug": true, "ports": [80, 443]}'}),
 }
 
 
@@ -49,7 +53,7 @@ def test_valid_json_is_never_changed(value: object, indent: int | None) -> None:
     assert escape_stray_quotes(text) == text
 
 
-@pytest.mark.parametrize("text", ['{"content": "d = {"a": "x"}"}', '{"a": "x" "b": 1}', '{"a": tru}'])
+@pytest.mark.parametrize("text", ['{"a": "x" "b": 1}', '{"a": tru}', '{"a": "x", "b": }', '{"a": "unclosed}'])
 def test_text_no_reading_makes_valid_stays_unreadable(text: str) -> None:
     with pytest.raises(ValueError):
         _read(text)
@@ -67,9 +71,11 @@ def test_a_text_call_with_a_docstring_runs_as_the_model_meant_it() -> None:
 
 
 def test_a_text_call_whose_json_no_reading_fixes_gets_a_correction() -> None:
-    reply = '```json\n{"name": "write_file", "arguments": {"path": "a.py", "content": "d = {"a": "x"}"}}\n```'
-    reading = read_text_call(reply, tool_schemas())
-    assert reading.call is None and "not valid JSON" in reading.problem
+    reply = '```json\n{"name": "write_file", "arguments": {"path": "a.py" "content": "x = 1"}}\n```'
+    reading = read_text_call(reply, tool_schemas())  # a comma missing: read as one string, content lost
+    assert reading.call is None and "missing required argument(s): content" in reading.problem
+    unreadable = read_text_call('```json\n{"name": "write_file", "arguments": {"path": }}\n```', tool_schemas())
+    assert unreadable.call is None and "not valid JSON" in unreadable.problem
 
 
 def test_deepseeks_token_form_reads_hand_written_arguments_too() -> None:
