@@ -351,7 +351,7 @@ def test_a_write_that_keeps_every_line_says_nothing_more(ws: Path, old: str, new
 
 
 def test_a_write_that_changes_nothing_says_so(ws: Path) -> None:
-    (ws / "banner.py").write_text('def banner():\n    return "Welcom to the shop"\n')
+    (ws / "banner.py").write_bytes(b'def banner():\n    return "Welcom to the shop"\n')
     with pytest.raises(ToolError, match=r"the content is exactly what banner\.py already holds: banner\.py is unchanged"):
         write_file({"path": "banner.py", "content": 'def banner():\n    return "Welcom to the shop"\n'},
                    _seeing(ws, "banner.py"))
