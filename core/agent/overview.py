@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,20 +71,27 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 def _walk(root: Path) -> tuple[list[str], bool]:
     """Workspace-relative POSIX paths of the files, and whether the walk saw everything before its
-    bound. A folder that resolves anywhere but where it stands is named by nothing and not entered: a
-    Windows junction is a folder to os.walk, not a symlink, and may lead outside or back up."""
+    bound. A folder that is a link is not entered (`_plain_folder`)."""
     found: list[str] = []
     walked = 0
     for current, dirs, files in os.walk(root):
-        real = os.path.realpath(current)
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
-                         and os.path.realpath(os.path.join(current, d)) == os.path.join(real, d))
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and _plain_folder(os.path.join(current, d)))
         walked += len(dirs) + len(files)
         here = Path(current).relative_to(root).as_posix()
         found += [name if here == "." else f"{here}/{name}" for name in sorted(files)]
         if walked > MAX_WALKED:
             return found, False
     return found, True
+
+
+def _plain_folder(path: str) -> bool:
+    """Whether `path` is a folder of its own, not a link to one: a symlink, or a Windows junction or
+    other reparse point, which os.walk takes for a folder and which may lead outside or back up."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return not stat.S_ISLNK(info.st_mode) and not getattr(info, "st_file_attributes", 0) & stat.FILE_ATTRIBUTE_REPARSE_POINT
 
 
 def _inside(root: Path, path: Path) -> bool:
