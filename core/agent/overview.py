@@ -94,12 +94,6 @@ def _plain_folder(path: str) -> bool:
     return not stat.S_ISLNK(info.st_mode) and not getattr(info, "st_file_attributes", 0) & stat.FILE_ATTRIBUTE_REPARSE_POINT
 
 
-def _inside(root: Path, path: Path) -> bool:
-    """Whether `path` resolves inside the workspace."""
-    real, top = os.path.realpath(path), os.path.realpath(root)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
-
-
 def _fitting(paths: list[str], chars: int) -> list[str]:
     """The first of `paths` whose lines fit in `chars`."""
     kept: list[str] = []
@@ -118,7 +112,7 @@ def _whole(root: Path, found: list[str], room: int) -> dict[str, str] | None:
     total = 0
     for rel in sorted(found):
         path = root / rel
-        if rel == AGENTS_FILE or is_credential_path(rel) or path.is_symlink() or not _inside(root, path):
+        if rel == AGENTS_FILE or is_credential_path(rel) or path.is_symlink():
             continue
         try:
             read = read_regular(path, room + 1)

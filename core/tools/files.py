@@ -208,38 +208,30 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     what = f"overwrote {rel} (was {len(previous.splitlines())} lines)" if previous is not None else f"created {rel}"
     elsewhere = _same_name(ctx, target) if new_folder else []
     note = f"; note: its folder is new, and a file of that name is at {', '.join(elsewhere)}" if elsewhere else ""
-    note += _dropped(previous, content) if previous else ""
-    note += _only_whitespace(previous, content) if previous else ""
+    note += _compared(previous, content) if previous else ""
     broken = broken_note(rel, previous, data)
     note += f"; note: {broken}" if broken else ""
     return ToolResult(f"{what}: {lines} lines, {len(data):,} bytes{note}",
                       outcome=ToolOutcome(path=rel, sha=hashlib.sha256(data).hexdigest()))
 
 
-def _dropped(previous: bytes, content: str, most: int = 3) -> str:
-    """What a whole-file write left out of the file it replaced, so a write meant to add (a model that
-    wrote only its new function) is seen for what it did: the count of lines gone, the first few."""
+def _compared(previous: bytes, content: str, most: int = 3) -> str:
+    """What a whole-file write did to the text it replaced, when the model may not have meant it: the
+    lines it left out (a model that wrote only its new function), the count and the first few; or
+    that only whitespace changed (line ends, blank lines, the final newline)."""
     if looks_binary(previous[:SNIFF_BYTES]):
         return ""
-    kept = {line.strip() for line in content.splitlines()}
-    gone = [line.strip() for line in previous.decode("utf-8", errors="replace").splitlines()
-            if line.strip() and line.strip() not in kept]
+    old = [line.rstrip() for line in previous.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    new = [line.rstrip() for line in content.splitlines() if line.strip()]
+    if old == new:
+        return "; note: only whitespace changed (line ends, blank lines or the final newline); the text is as it was"
+    kept = {line.strip() for line in new}
+    gone = [line.strip() for line in old if line.strip() not in kept]
     if not gone:
         return ""
     shown = ", ".join(f"`{line[:80]}`" for line in gone[:most]) + (" …" if len(gone) > most else "")
     return (f"; {len(gone)} line(s) of the old file are not in the new one: {shown}. If they should "
             "have stayed, put them back (edit_file adds without rewriting)")
-
-
-def _only_whitespace(previous: bytes, content: str) -> str:
-    """A note when a rewrite changed nothing but spaces at line ends, line endings or blank lines: a
-    model that meant to fix something sees that it did not."""
-    def squeezed(text: str) -> list[str]:
-        return [line.rstrip() for line in text.splitlines() if line.strip()]
-
-    if looks_binary(previous[:SNIFF_BYTES]) or squeezed(previous.decode("utf-8", "replace")) != squeezed(content):
-        return ""
-    return "; note: only whitespace changed (line ends, blank lines or the final newline); the text is as it was"
 
 
 def _unseen(rel: str, previous: bytes) -> ToolResult:
