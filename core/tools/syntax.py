@@ -38,10 +38,8 @@ def broken_note(rel: str, before: bytes | None, after: bytes) -> str:
     if kind is None or len(after) > MAX_BYTES:
         return ""
     name, parse = kind
-    if before is not None and _problem(parse, before) is not None:
-        return ""
-    problem = _problem(parse, after)
-    if problem is None:
+    problem = _problem(parse, after)  # first: most writes parse, and then `before` need not be read
+    if problem is None or (before is not None and _problem(parse, before) is not None):
         return ""
     now = "is not" if before is None else "is no longer"
     return f"{rel} {now} valid {name}: {problem}. Fix it before going on"
