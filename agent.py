@@ -291,10 +291,12 @@ def run() -> int:
 
 def _console_closes_with_us() -> bool:
     """True on Windows when no shell shares our console (the exe was double-clicked): the window then
-    closes the moment we exit. PyInstaller's one-file exe is two processes on that console."""
+    closes the moment we exit. The exe is one process when it starts from its unpacked runtime, two
+    when it unpacked to a temporary folder (the unpacking parent sets _PYI_APPLICATION_HOME_DIR)."""
     if sys.platform != "win32":
         return False
     import ctypes
+    import os
     from ctypes import wintypes
 
     get_list = ctypes.WinDLL("kernel32").GetConsoleProcessList  # type: ignore[attr-defined]
@@ -302,7 +304,7 @@ def _console_closes_with_us() -> bool:
     get_list.restype = wintypes.DWORD
     pids = (wintypes.DWORD * 8)()
     attached = get_list(pids, len(pids))
-    return 0 < attached <= (2 if getattr(sys, "frozen", False) else 1)
+    return 0 < attached <= (2 if os.environ.get("_PYI_APPLICATION_HOME_DIR") else 1)
 
 
 def _wait_for_enter() -> None:

@@ -15,6 +15,8 @@ ROOT=$PWD
 
 # PyInstaller is a build tool, not in the lock file: pinned here, with its own dependencies.
 PYINSTALLER=(pyinstaller==6.22.3 pyinstaller-hooks-contrib==2026.9 altgraph==0.17.5)
+# Its source, for the bootloader built here with hooks/bootloader's addition (ensure_bootloader).
+PYINSTALLER_SDIST_SHA256=05eb2f5615503e72939a7224d68b4aff572c6b0438ee4a17d0a4b481f399362d
 # Windows-only dependencies of PyInstaller: pip judges markers against Linux, so name them.
 PYINSTALLER_WINDOWS=(pefile==2024.8.26 pywin32-ctypes==0.2.3)
 # Windows-only dependencies of the lock file's packages, for the same reason: mcp needs pywin32
@@ -60,7 +62,8 @@ inputs_hash() {
   {
     printf '%s\n' "$target" "${PYINSTALLER[@]}" "${PYINSTALLER_WINDOWS[@]}" "${LOCK_WINDOWS[@]}" "$WINPYTHON"
     local paths=(agent.py tui.py core ui hooks deepseek-agent.spec build.sh requirements.lock)
-    find "${paths[@]}" -type f \( -name '*.py' -o -name '*.spec' -o -name '*.sh' -o -name '*.lock' -o -name '*.mo' \) |
+    find "${paths[@]}" -type f \( -name '*.py' -o -name '*.spec' -o -name '*.sh' -o -name '*.lock' -o -name '*.mo' \
+      -o -name '*.c' -o -name '*.h' -o -name '*.patch' \) |
       LC_ALL=C sort | xargs sha256sum
   } | sha256sum | cut -c1-16
 }
@@ -85,6 +88,59 @@ if [ -z "$force" ] && [ -x "$exe" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash"
 fi
 rm -f "$stamp"
 
+# ---------------------------------------------------------------- the bootloader
+# PyInstaller's bootloader with hooks/bootloader's addition: the runtime a one-file exe unpacks goes
+# to the user's cache once, not to a temporary folder at every start (docs/exe.md). Built from
+# PyInstaller's own source (checked against its hash) with gcc for Linux, mingw-w64 for Windows
+# (both from apt when missing), cached under the hash of what it is made of. Prints its folder.
+apt_install() {
+  log "installing $* (apt-get)"
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+ensure_bootloader() {
+  local platform=$1 key dir sdist tmp
+  key=$(cat hooks/bootloader/* | cat - <(printf '%s\n' "$platform" "$PYINSTALLER_SDIST_SHA256") | sha256sum | cut -c1-16)
+  dir=$CACHE/bootloader/$platform-$key
+  if [ ! -f "$dir/.ready" ]; then
+    if [ "$platform" = Windows-64bit-intel ]; then
+      command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || apt_install gcc-mingw-w64-x86-64-win32
+    else
+      { command -v gcc >/dev/null 2>&1 && [ -f /usr/include/zlib.h ]; } || apt_install gcc libc6-dev zlib1g-dev
+    fi
+    sdist=$CACHE/downloads/pyinstaller-${PYINSTALLER[0]#pyinstaller==}.tar.gz
+    if [ ! -f "$sdist" ]; then
+      mkdir -p "$CACHE/downloads"
+      pip_quiet python3 download --no-deps --no-binary :all: -d "$CACHE/downloads" "${PYINSTALLER[0]}"
+    fi
+    if [ "$(sha256sum "$sdist" | cut -c1-64)" != "$PYINSTALLER_SDIST_SHA256" ]; then
+      rm -f "$sdist"
+      log "$sdist is not the PyInstaller source this script pins (sha256 differs); removed it"
+      return 1
+    fi
+    log "building PyInstaller's bootloader for $platform (about 1 min)"
+    tmp=$(mktemp -d)
+    tar xzf "$sdist" -C "$tmp" --strip-components=1
+    git -C "$tmp" apply "$ROOT/hooks/bootloader/bootloader.patch"
+    cp hooks/bootloader/pyi_persistent.c hooks/bootloader/pyi_persistent.h "$tmp/bootloader/src/"
+    local cc=() arch=()
+    [ "$platform" = Windows-64bit-intel ] && cc=(CC=x86_64-w64-mingw32-gcc) && arch=(--target-arch=64bit)
+    if ! (cd "$tmp/bootloader" && env "${cc[@]}" python3 ./waf distclean all --no-tests "${arch[@]}") >"$CACHE/bootloader.log" 2>&1; then
+      tail -n 30 "$CACHE/bootloader.log" >&2
+      log "building the bootloader failed (whole log: $CACHE/bootloader.log)"
+      rm -rf "$tmp"
+      return 1
+    fi
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp "$tmp/PyInstaller/bootloader/$platform"/run* "$dir/"
+    rm -rf "$tmp"
+    touch "$dir/.ready"
+  fi
+  echo "$dir"
+}
+
 # ---------------------------------------------------------------- Linux
 build_linux() {
   local venv=$CACHE/linux-venv want
@@ -96,8 +152,10 @@ build_linux() {
     pip_quiet "$venv/bin/python" install -r requirements.lock "${PYINSTALLER[@]}"
     echo "$want" >"$venv/.ready"
   fi
+  local bootloader
+  bootloader=$(ensure_bootloader Linux-64bit-intel)
   log "running PyInstaller (about 40 s on 2 cores)"
-  "$venv/bin/python" -m PyInstaller --noconfirm --log-level WARN --distpath "$OUT" \
+  DEEPSEEK_AGENT_BOOTLOADER=$bootloader "$venv/bin/python" -m PyInstaller --noconfirm --log-level WARN --distpath "$OUT" \
     --workpath "$CACHE/work-linux" deepseek-agent.spec
 }
 
@@ -163,9 +221,7 @@ ensure_bcryptprimitives() {
   built=$CACHE/wine/bcryptprimitives-$(printf '%s' "$BCRYPTPRIMITIVES_C" | sha256sum | cut -c1-16).dll
   if [ ! -f "$built" ]; then
     if ! command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
-      log "installing mingw-w64 to build wine's missing bcryptprimitives.dll (about 340 MB)"
-      apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64-win32 >/dev/null
+      apt_install gcc-mingw-w64-x86-64-win32
     fi
     log "building bcryptprimitives.dll (ProcessPrng) for wine"
     printf '%s' "$BCRYPTPRIMITIVES_C" |
@@ -205,9 +261,11 @@ build_windows() {
   ensure_wine
   ensure_bcryptprimitives
   ensure_windows_python
+  local bootloader
+  bootloader=$(ensure_bootloader Windows-64bit-intel)
   log "running PyInstaller under wine (about 2 min on 2 cores)"
   # The API-set DLL warnings (api-ms-win-crt-*) are harmless: wine and Windows 10+ provide them.
-  wine_run "$wine_python" -m PyInstaller --noconfirm --log-level ERROR --distpath "$(windows_path "$OUT")" \
+  DEEPSEEK_AGENT_BOOTLOADER=$(windows_path "$bootloader") wine_run "$wine_python" -m PyInstaller --noconfirm --log-level ERROR --distpath "$(windows_path "$OUT")" \
     --workpath "$(windows_path "$CACHE/work-windows")" "$(windows_path "$ROOT/deepseek-agent.spec")"
 }
 

@@ -18,17 +18,20 @@ of it exists and `install()` does nothing. docs/exe.md has the figures and the r
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import importlib.machinery
-import importlib.util
 import marshal
 import os
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from types import CodeType, ModuleType
+from collections import namedtuple
+
+# Imported at every start of the exe, before the program: only what Python has loaded by then and
+# what the program loads anyway (dataclasses would bring inspect, pathlib urllib: 20 ms of a 50 ms
+# `--version`). The rest is imported where it is used.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import importlib.machinery
+    from collections.abc import Callable
+    from pathlib import Path
+    from types import CodeType, ModuleType
 
 INDEX_MODULE = "_deepseek_agent_packs"
 # How long the cache keeps a folder that the running build does not use and nothing wrote to: two
@@ -37,33 +40,34 @@ STALE_AFTER = 7 * 24 * 3600
 # The extension modules the finder itself loads (xz, SHA-256, and ctypes for the libraries), which
 # the exe must therefore keep unpacked, as PyInstaller's own loader keeps zlib and _struct.
 NEEDED_UNPACKED = ("zlib", "_struct", "_lzma", "_sha256", "_sha2", "_ctypes")
+# In an unpacked runtime: its time is that of the runtime's last start.
+USED_MARKER = ".used"
 
 
-@dataclass(frozen=True)
-class PackedModule:
+class PackedModule(namedtuple("PackedModule", "pack package start end")):
     """A module's marshalled code: bytes `start:end` of its pack's decompressed stream."""
 
-    pack: str
-    package: bool
-    start: int
-    end: int
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class PackedFile:
+class PackedFile(namedtuple("PackedFile", "pack filename sha256 size needs", defaults=((),))):
     """A binary: its pack's `DATA` is the xz-compressed file, `filename` its name on disk, `needs` the
     packed libraries it loads (extracted and loaded before it, so the system's loader finds them by
     name among the loaded ones)."""
 
-    pack: str
-    filename: str
-    sha256: str
-    size: int
-    needs: tuple[str, ...] = ()
+    __slots__ = ()
+
+
+def _module(name: str) -> ModuleType:
+    """The module imported by name, without importlib (not loaded yet when the exe starts)."""
+    __import__(name)
+    return sys.modules[name]
 
 
 def cache_root() -> Path:
     """Where extracted binaries live: private to the user, kept across runs and builds."""
+    from pathlib import Path
+
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     else:
@@ -114,8 +118,77 @@ def prune(root: Path, keep: set[str], now: float) -> None:
             except OSError:
                 continue
         if stale:
-            with contextlib.suppress(OSError):
+            try:
                 os.rmdir(folder.path)
+            except OSError:
+                continue
+
+
+def _remove_tree(path: str) -> None:
+    """Remove a folder and what it holds, with `os` alone (see `prune`); what cannot go stays."""
+    for folder, folders, files in os.walk(path, topdown=False):
+        for name in files:
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+        for name in folders:
+            try:
+                os.rmdir(os.path.join(folder, name))
+            except OSError:
+                pass
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def prune_runtimes(root: str, keep: str, now: float) -> None:
+    """Remove the runtimes (hooks/bootloader) other builds unpacked to `root` that nothing started for
+    `STALE_AFTER`, and what an unpacking that crashed left (`.<id>.<pid>.part`, `.old`) an hour on.
+    A runtime goes by a rename first: a start that finds it half deleted would unpack it again
+    rather than run from it, and on Windows a runtime in use (its DLLs loaded) cannot be renamed."""
+    try:
+        entries = [entry for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False) and entry.name != keep]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.startswith("."):
+                if now - entry.stat(follow_symlinks=False).st_mtime > 3600:
+                    _remove_tree(entry.path)
+                continue
+            used = os.path.join(entry.path, USED_MARKER)
+            last = os.stat(used).st_mtime if os.path.exists(used) else entry.stat(follow_symlinks=False).st_mtime
+            if now - last > STALE_AFTER:
+                aside = os.path.join(root, f".{entry.name}.{os.getpid()}.old")
+                os.rename(entry.path, aside)
+                _remove_tree(aside)
+        except OSError:
+            continue
+
+
+def mark_runtime_used() -> None:
+    """At every start of an exe that runs from its unpacked runtime (hooks/bootloader): its marker's
+    time says when it was last started; the first start of a new runtime prunes the old ones."""
+    home = getattr(sys, "_MEIPASS", None)
+    if not home or os.path.basename(os.path.dirname(home)) != "runtime":
+        return  # a temporary folder, deleted at exit
+    marker = os.path.join(home, USED_MARKER)
+    try:
+        os.utime(marker)
+        return
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    try:
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        return
+    import time
+
+    prune_runtimes(os.path.dirname(home), os.path.basename(home), time.time())
 
 
 def extract(entry: PackedFile, data: bytes, root: Path, wrote: Callable[[], None] | None = None) -> Path:
@@ -168,8 +241,8 @@ class PackedFinder:
     """Finds the modules and extensions the index lists; everything else is left to the other finders."""
 
     def __init__(self, modules: dict[str, PackedModule], extensions: dict[str, str],
-                 files: dict[str, PackedFile], roots: list[Path]) -> None:
-        self.modules, self.extensions, self.files, self.roots = modules, extensions, files, roots
+                 files: dict[str, PackedFile], roots: list[Path] | None = None) -> None:
+        self.modules, self.extensions, self.files, self._roots = modules, extensions, files, roots
         self._streams: dict[str, bytes] = {}
         self._loaded: dict[str, Path] = {}
         self._pruned: set[Path] = set()
@@ -178,11 +251,26 @@ class PackedFinder:
         if pack not in self._streams:
             import lzma
 
-            self._streams[pack] = lzma.decompress(importlib.import_module(pack).DATA)
+            self._streams[pack] = lzma.decompress(_module(pack).DATA)
         return self._streams[pack]
+
+    @property
+    def roots(self) -> list[Path]:
+        """The user's cache, then this run's unpack folder (where the cache cannot be written); found
+        on first use, as pathlib is imported then."""
+        if self._roots is None:
+            from pathlib import Path
+
+            self._roots = [cache_root()] + ([Path(sys._MEIPASS) / "_packed"] if hasattr(sys, "_MEIPASS") else [])
+        return self._roots
 
     def find_spec(self, fullname: str, path: object = None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.modules and fullname not in self.extensions:
+            return None
+        import importlib.machinery
+        import importlib.util
+
         if fullname in self.modules:
             entry = self.modules[fullname]
             code = marshal.loads(self._stream(entry.pack)[entry.start:entry.end])
@@ -194,7 +282,6 @@ class PackedFinder:
                 raise ImportError(f"cannot write {fullname}'s file: {error}", name=fullname) from error
             loader = importlib.machinery.ExtensionFileLoader(fullname, where)
             return importlib.util.spec_from_file_location(fullname, where, loader=loader)
-        return None
 
     def _prune(self, root: Path) -> None:
         """Once per process and folder: what other builds left there goes (`prune`)."""
@@ -211,7 +298,7 @@ class PackedFinder:
         entry = self.files[filename]
         for needed in entry.needs:
             self._file(needed, library=True)
-        data = importlib.import_module(entry.pack).DATA
+        data = _module(entry.pack).DATA
         failures: list[str] = []
         for root in self.roots:  # the user's cache; where it cannot be written, this run's unpack folder
             try:
@@ -231,11 +318,11 @@ class PackedFinder:
 
 def install() -> None:
     """Put the finder on `sys.meta_path` when the running exe carries packs (never from source)."""
+    mark_runtime_used()
     try:
-        index = importlib.import_module(INDEX_MODULE)
+        index = _module(INDEX_MODULE)
     except ImportError:
         return
     modules = {name: PackedModule(*fields) for name, fields in index.MODULES.items()}
     files = {name: PackedFile(*fields) for name, fields in index.FILES.items()}
-    roots = [cache_root()] + ([Path(sys._MEIPASS) / "_packed"] if hasattr(sys, "_MEIPASS") else [])
-    sys.meta_path.append(PackedFinder(modules, index.EXTENSIONS, files, roots))
+    sys.meta_path.append(PackedFinder(modules, index.EXTENSIONS, files))

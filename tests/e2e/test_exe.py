@@ -128,6 +128,141 @@ def test_version_and_help_answer(exe: Exe, tmp_path: Path) -> None:
     assert helped.returncode == 0 and b"exit codes (--one)" in helped.stdout
 
 
+def _runtimes(exe: Exe, cache: Path) -> Path:
+    """Where the exe unpacks its runtime once (hooks/bootloader): under `cache` (XDG_CACHE_HOME), or
+    under wine in the prefix's own LOCALAPPDATA, which wine sets from its registry, not the environment."""
+    if exe.wine:
+        [local] = (WINEPREFIX / "drive_c" / "users").glob("*/AppData/Local")
+        return local / "deepseek-agent" / "runtime"
+    return cache / "deepseek-agent" / "runtime"
+
+
+def _version(exe: Exe, tmp_path: Path, cache: Path) -> None:
+    done = exe.run(["--version"], tmp_path, XDG_CACHE_HOME=str(cache), TMPDIR=str(tmp_path / "tmp"))
+    assert (done.returncode, done.stdout) == (0, b"deepseek-agent 0.1.0\n"), done.stderr.decode("utf-8", "replace")
+
+
+def _temporary_unpacks(exe: Exe, tmp_path: Path) -> set[Path]:
+    """The folders a stock one-file start unpacks to: in TMPDIR, or under wine the prefix's TEMP."""
+    temp = next((WINEPREFIX / "drive_c" / "users").glob("*/Temp")) if exe.wine else tmp_path / "tmp"
+    return set(temp.glob("_MEI*"))
+
+
+def _one_runtime(runtimes: Path) -> Path:
+    """The single runtime folder, whole, private (POSIX modes: wine's folders are the Unix user's
+    and private by Windows' rules), with nothing half-written beside it."""
+    [folder] = runtimes.iterdir()
+    assert len(folder.name) == 32 and int(folder.name, 16) >= 0
+    assert (folder / "base_library.zip").is_file()
+    assert list(folder.glob("libpython3*.so*")) or list(folder.glob("python3*.dll"))
+    if sys.platform != "win32" and not runtimes.is_relative_to(WINEPREFIX):
+        assert folder.stat().st_mode & 0o777 == 0o700 and runtimes.stat().st_mode & 0o777 == 0o700
+    return folder
+
+
+@pytest.fixture
+def fresh_runtimes(exe: Exe, tmp_path: Path) -> Iterator[Path]:
+    """An empty runtime cache: a folder of this test's own (under wine, the prefix's, emptied)."""
+    runtimes = _runtimes(exe, tmp_path / "cache")
+    if exe.wine:
+        shutil.rmtree(runtimes, ignore_errors=True)
+    (tmp_path / "tmp").mkdir()
+    yield runtimes
+
+
+def test_the_runtime_is_unpacked_once_and_then_only_read(exe: Exe, tmp_path: Path, fresh_runtimes: Path) -> None:
+    """The first start unpacks libpython and the standard library into the user's cache; later starts
+    run from there and write nothing: no temporary folder, no file rewritten."""
+    cache = tmp_path / "cache"
+    _version(exe, tmp_path, cache)
+    folder = _one_runtime(fresh_runtimes)
+    before = _temporary_unpacks(exe, tmp_path)
+    used = folder / ".used"  # when the runtime was last started (core/frozen_imports.py)
+    os.utime(used, (0, 0))
+    written = {path: path.stat().st_mtime_ns for path in folder.rglob("*") if path != used}
+    _version(exe, tmp_path, cache)
+    assert {path: path.stat().st_mtime_ns for path in folder.rglob("*") if path != used} == written
+    assert _one_runtime(fresh_runtimes) == folder and used.stat().st_mtime > 0
+    assert _temporary_unpacks(exe, tmp_path) == before, "a start unpacked to a temporary folder"
+
+
+def test_a_damaged_runtime_is_unpacked_again(exe: Exe, tmp_path: Path, fresh_runtimes: Path) -> None:
+    """A cache cleaner that truncates or deletes files does not break the exe: the next start finds
+    a size that does not match the archive and unpacks a whole copy in its place."""
+    cache = tmp_path / "cache"
+    _version(exe, tmp_path, cache)
+    folder = _one_runtime(fresh_runtimes)
+    library = folder / "base_library.zip"
+    size = library.stat().st_size
+    library.write_bytes(b"PK")
+    next(folder.rglob("*.mo")).unlink()
+    _version(exe, tmp_path, cache)
+    assert _one_runtime(fresh_runtimes) == folder and library.stat().st_size == size
+    assert list(folder.rglob("*.mo"))
+
+
+def test_starts_at_once_share_one_runtime(exe: Exe, tmp_path: Path, fresh_runtimes: Path) -> None:
+    """Several first starts at the same moment each unpack to a private folder; one rename wins, the
+    others use it and remove their own."""
+    env = exe.environ(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    starts = [subprocess.Popen([*exe.launcher, str(exe.path), "--version"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=tmp_path)
+              for _ in range(4)]
+    for start in starts:
+        out, err = start.communicate(timeout=180)
+        assert start.returncode == 0 and out.strip() == b"deepseek-agent 0.1.0", err.decode("utf-8", "replace")
+    _one_runtime(fresh_runtimes)
+
+
+def test_without_a_cache_folder_the_exe_unpacks_to_a_temporary_one(exe: Exe, tmp_path: Path,
+                                                                   fresh_runtimes: Path) -> None:
+    """Where the cache cannot hold the runtime (a file in its place), the exe starts as a stock
+    one-file exe: unpacked to a temporary folder that is gone when it exits."""
+    fresh_runtimes.parent.mkdir(parents=True, exist_ok=True)
+    fresh_runtimes.write_text("not a folder", encoding="utf-8")
+    try:
+        _version(exe, tmp_path, tmp_path / "cache")
+        assert fresh_runtimes.read_text(encoding="utf-8") == "not a folder"
+        assert exe.wine or not _temporary_unpacks(exe, tmp_path), "the temporary folder outlived the exe"
+    finally:
+        fresh_runtimes.unlink()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_a_runtime_others_can_write_is_replaced(exe: Exe, tmp_path: Path, fresh_runtimes: Path) -> None:
+    """A runtime folder that someone else could change is never run from: it is unpacked again, private."""
+    if exe.wine:
+        pytest.skip("wine's folders are the Unix user's: POSIX permissions are tested natively")
+    cache = tmp_path / "cache"
+    _version(exe, tmp_path, cache)
+    folder = _one_runtime(fresh_runtimes)
+    folder.chmod(0o777)
+    planted = folder / "planted"
+    planted.write_text("x", encoding="utf-8")
+    _version(exe, tmp_path, cache)
+    assert _one_runtime(fresh_runtimes) == folder and not planted.exists()
+
+
+@pytest.mark.parametrize("users", ["/opt/mine/lib", None])
+def test_commands_find_the_users_libraries_not_the_exe_s(exe: Exe, tmp_path: Path, server: ScriptedServer,
+                                                       users: str | None) -> None:
+    """The exe's loader path (its own libz, libffi, libpython) is for the exe: a command it runs sees
+    the user's LD_LIBRARY_PATH, or none."""
+    if exe.wine:
+        pytest.skip("LD_LIBRARY_PATH is the Linux loader's")
+    if users is None and "LD_LIBRARY_PATH" in os.environ:
+        pytest.skip("this test runner has an LD_LIBRARY_PATH of its own")
+    server.add(Reply(call_events([("run_shell", {"command": 'echo "[${LD_LIBRARY_PATH-unset}]"'})])),
+               Reply(text_events("ok")))
+    app = exe.install(tmp_path / "app", DEEPSEEK_API_KEY=TEST_KEY, DEEPSEEK_BASE_URL=server.url)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    extra = {"LD_LIBRARY_PATH": users} if users else {}
+    done = app.run(["--one", "--yes", "--cwd", str(workspace)], tmp_path, stdin=b"go", **extra)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert f"[{users or 'unset'}]" in server.requests[1]["input"][-1]["output"]
+
+
 def test_piped_chinese_with_the_key_in_a_dotenv_beside_the_exe(exe: Exe, tmp_path: Path,
                                                               server: ScriptedServer) -> None:
     """Chinese in through a pipe, Chinese out through a pipe, a tool writing UTF-8: the exe reads the
@@ -276,6 +411,16 @@ def test_modules_loaded_by_name_are_bundled(exe: Exe) -> None:
     bundled = set(_archive(exe)["modules"])
     assert len(wanted) > 300 and not sorted(wanted - bundled)
     assert not sorted(m for m in bundled if m.split(".")[0] in {"tests", "devtools", "bench"})
+
+
+def test_no_bundled_module_needs_the_run_time_hooks_the_spec_leaves_out(exe: Exe) -> None:
+    """deepseek-agent.spec leaves out PyInstaller's hooks for pkgutil.iter_modules over the archive and
+    inspect.getsourcefile on its modules (a third of `--version`): only the modules that define or
+    document them may name them. A bundled package that calls one needs its hook back."""
+    found = _archive(exe, "iter_modules", "walk_packages", "getsourcefile")["found"]
+    callers = {entry.removeprefix("PYZ/") for entries in found.values() for entry in entries}
+    assert "pkgutil" in callers, "the search found not even pkgutil: it is broken"
+    assert callers <= {"pkgutil", "pydoc", "inspect"}
 
 
 @pytest.mark.terminal

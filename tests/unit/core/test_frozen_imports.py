@@ -10,12 +10,23 @@ import importlib.util
 import lzma
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from core.frozen_imports import INDEX_MODULE, STALE_AFTER, PackedFile, PackedFinder, extract, install, sha256
+from core.frozen_imports import (
+    INDEX_MODULE,
+    STALE_AFTER,
+    USED_MARKER,
+    PackedFile,
+    PackedFinder,
+    extract,
+    install,
+    mark_runtime_used,
+    sha256,
+)
 from hooks.packs import extension_module, pack
 
 SUFFIXES = importlib.machinery.EXTENSION_SUFFIXES
@@ -259,3 +270,49 @@ def test_install_does_nothing_from_source() -> None:
     install()
     assert sys.meta_path == finders and INDEX_MODULE not in sys.modules
 
+
+
+def _runtime(root: Path, name: str, last_started: float | None) -> Path:
+    folder = root / name
+    (folder / "python3.11").mkdir(parents=True)
+    (folder / "python3.11" / "libpython.so").write_bytes(b"\x7fELF")
+    if last_started is not None:
+        (folder / USED_MARKER).write_bytes(b"")
+        _aged(folder / USED_MARKER, last_started)
+    return folder
+
+
+def test_a_new_runtime_s_first_start_prunes_runtimes_not_started_for_a_week(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each build whose unpacked files differ gets a runtime folder (hooks/bootloader): the first start
+    of a new one removes those nothing started for a week and what a crashed unpacking left; a
+    runtime started recently (another version used side by side) stays, and later starts only mark
+    their own as used."""
+    root = tmp_path / "runtime"
+    ours = _runtime(root, "a" * 32, None)
+    _runtime(root, "b" * 32, STALE_AFTER + 60)
+    _aged(_runtime(root, "c" * 32, None), STALE_AFTER + 60)  # never marked: the folder's own time counts
+    side_by_side = _runtime(root, "d" * 32, 3600)
+    crashed, unpacking = root / f".{'e' * 32}.123.part", root / f".{'e' * 32}.456.part"
+    crashed.mkdir()
+    (crashed / "base_library.zip").write_bytes(b"PK")
+    _aged(crashed, 7200)
+    unpacking.mkdir()
+    monkeypatch.setattr(sys, "_MEIPASS", str(ours), raising=False)
+    mark_runtime_used()
+    assert sorted(p.name for p in root.iterdir()) == sorted([ours.name, side_by_side.name, unpacking.name])
+    assert (ours / USED_MARKER).is_file()
+    _aged(ours / USED_MARKER, 600)
+    again = _runtime(root, "f" * 32, STALE_AFTER + 60)
+    mark_runtime_used()  # not a first start: marks, prunes nothing
+    assert again.exists() and time.time() - (ours / USED_MARKER).stat().st_mtime < 60
+
+
+def test_a_temporary_unpack_folder_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-file exe that unpacked to a temporary folder (no cache) marks and prunes nothing."""
+    home = tmp_path / "_MEI1234" / "x"
+    home.mkdir(parents=True)
+    old = _runtime(tmp_path, "b" * 32, STALE_AFTER + 60)
+    monkeypatch.setattr(sys, "_MEIPASS", str(home), raising=False)
+    mark_runtime_used()
+    assert old.exists() and not (home / USED_MARKER).exists()
