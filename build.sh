@@ -132,7 +132,7 @@ ensure_bootloader() {
       rm -rf "$tmp"
       return 1
     fi
-    rm -rf "$dir"
+    rm -rf "$dir" "$CACHE/bootloader/$platform"-*  # this one, and those older sources made
     mkdir -p "$dir"
     cp "$tmp/PyInstaller/bootloader/$platform"/run* "$dir/"
     rm -rf "$tmp"

@@ -268,20 +268,21 @@ class PackedFinder:
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.modules and fullname not in self.extensions:
             return None
-        import importlib.machinery
-        import importlib.util
+        # What importlib.util and importlib.machinery give, from the import system's own modules
+        # (always loaded): importing those packages costs 1.5 ms of the exe's start.
+        import _frozen_importlib
+        import _frozen_importlib_external
 
         if fullname in self.modules:
             entry = self.modules[fullname]
             code = marshal.loads(self._stream(entry.pack)[entry.start:entry.end])
-            return importlib.util.spec_from_loader(fullname, _PackedLoader(code), is_package=entry.package)
-        if fullname in self.extensions:
-            try:
-                where = str(self._file(self.extensions[fullname], library=False))
-            except OSError as error:
-                raise ImportError(f"cannot write {fullname}'s file: {error}", name=fullname) from error
-            loader = importlib.machinery.ExtensionFileLoader(fullname, where)
-            return importlib.util.spec_from_file_location(fullname, where, loader=loader)
+            return _frozen_importlib.spec_from_loader(fullname, _PackedLoader(code), is_package=entry.package)
+        try:
+            where = str(self._file(self.extensions[fullname], library=False))
+        except OSError as error:
+            raise ImportError(f"cannot write {fullname}'s file: {error}", name=fullname) from error
+        loader = _frozen_importlib_external.ExtensionFileLoader(fullname, where)
+        return _frozen_importlib_external.spec_from_file_location(fullname, where, loader=loader)
 
     def _prune(self, root: Path) -> None:
         """Once per process and folder: what other builds left there goes (`prune`)."""

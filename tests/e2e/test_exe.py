@@ -137,8 +137,14 @@ def _runtimes(exe: Exe, cache: Path) -> Path:
     return cache / "deepseek-agent" / "runtime"
 
 
+def _places(tmp_path: Path, cache: Path) -> dict[str, str]:
+    """The user's cache and temporary folder, by POSIX's names and Windows' (wine takes neither)."""
+    temp = str(tmp_path / "tmp")
+    return {"XDG_CACHE_HOME": str(cache), "LOCALAPPDATA": str(cache), "TMPDIR": temp, "TEMP": temp, "TMP": temp}
+
+
 def _version(exe: Exe, tmp_path: Path, cache: Path) -> None:
-    done = exe.run(["--version"], tmp_path, XDG_CACHE_HOME=str(cache), TMPDIR=str(tmp_path / "tmp"))
+    done = exe.run(["--version"], tmp_path, **_places(tmp_path, cache))
     assert (done.returncode, done.stdout) == (0, b"deepseek-agent 0.1.0\n"), done.stderr.decode("utf-8", "replace")
 
 
@@ -204,7 +210,7 @@ def test_a_damaged_runtime_is_unpacked_again(exe: Exe, tmp_path: Path, fresh_run
 def test_starts_at_once_share_one_runtime(exe: Exe, tmp_path: Path, fresh_runtimes: Path) -> None:
     """Several first starts at the same moment each unpack to a private folder; one rename wins, the
     others use it and remove their own."""
-    env = exe.environ(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = exe.environ(tmp_path, **_places(tmp_path, tmp_path / "cache"))
     starts = [subprocess.Popen([*exe.launcher, str(exe.path), "--version"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=tmp_path)
               for _ in range(4)]
@@ -248,7 +254,7 @@ def test_commands_find_the_users_libraries_not_the_exe_s(exe: Exe, tmp_path: Pat
                                                        users: str | None) -> None:
     """The exe's loader path (its own libz, libffi, libpython) is for the exe: a command it runs sees
     the user's LD_LIBRARY_PATH, or none."""
-    if exe.wine:
+    if exe.wine or sys.platform == "win32":
         pytest.skip("LD_LIBRARY_PATH is the Linux loader's")
     if users is None and "LD_LIBRARY_PATH" in os.environ:
         pytest.skip("this test runner has an LD_LIBRARY_PATH of its own")
