@@ -128,6 +128,10 @@ def test_version_and_help_answer(exe: Exe, tmp_path: Path) -> None:
     assert helped.returncode == 0 and b"exit codes (--one)" in helped.stdout
 
 
+# The user's cache where a Chinese user name with a space puts it (C:\Users\张 三\AppData\Local).
+USER_CACHE = "张 三的缓存"
+
+
 def _runtimes(exe: Exe, cache: Path) -> Path:
     """Where the exe unpacks its runtime once (hooks/bootloader): under `cache` (XDG_CACHE_HOME), or
     under wine in the prefix's own LOCALAPPDATA, which wine sets from its registry, not the environment."""
@@ -169,7 +173,7 @@ def _one_runtime(runtimes: Path) -> Path:
 @pytest.fixture
 def fresh_runtimes(exe: Exe, tmp_path: Path) -> Iterator[Path]:
     """An empty runtime cache: a folder of this test's own (under wine, the prefix's, emptied)."""
-    runtimes = _runtimes(exe, tmp_path / "cache")
+    runtimes = _runtimes(exe, tmp_path / USER_CACHE)
     if exe.wine:
         shutil.rmtree(runtimes, ignore_errors=True)
     (tmp_path / "tmp").mkdir()
@@ -179,7 +183,7 @@ def fresh_runtimes(exe: Exe, tmp_path: Path) -> Iterator[Path]:
 def test_the_runtime_is_unpacked_once_and_then_only_read(exe: Exe, tmp_path: Path, fresh_runtimes: Path) -> None:
     """The first start unpacks libpython and the standard library into the user's cache; later starts
     run from there and write nothing: no temporary folder, no file rewritten."""
-    cache = tmp_path / "cache"
+    cache = tmp_path / USER_CACHE
     _version(exe, tmp_path, cache)
     folder = _one_runtime(fresh_runtimes)
     before = _temporary_unpacks(exe, tmp_path)
@@ -195,7 +199,7 @@ def test_the_runtime_is_unpacked_once_and_then_only_read(exe: Exe, tmp_path: Pat
 def test_a_damaged_runtime_is_unpacked_again(exe: Exe, tmp_path: Path, fresh_runtimes: Path) -> None:
     """A cache cleaner that truncates or deletes files does not break the exe: the next start finds
     a size that does not match the archive and unpacks a whole copy in its place."""
-    cache = tmp_path / "cache"
+    cache = tmp_path / USER_CACHE
     _version(exe, tmp_path, cache)
     folder = _one_runtime(fresh_runtimes)
     library = folder / "base_library.zip"
@@ -210,7 +214,7 @@ def test_a_damaged_runtime_is_unpacked_again(exe: Exe, tmp_path: Path, fresh_run
 def test_starts_at_once_share_one_runtime(exe: Exe, tmp_path: Path, fresh_runtimes: Path) -> None:
     """Several first starts at the same moment each unpack to a private folder; one rename wins, the
     others use it and remove their own."""
-    env = exe.environ(tmp_path, **_places(tmp_path, tmp_path / "cache"))
+    env = exe.environ(tmp_path, **_places(tmp_path, tmp_path / USER_CACHE))
     starts = [subprocess.Popen([*exe.launcher, str(exe.path), "--version"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=tmp_path)
               for _ in range(4)]
@@ -227,7 +231,7 @@ def test_without_a_cache_folder_the_exe_unpacks_to_a_temporary_one(exe: Exe, tmp
     fresh_runtimes.parent.mkdir(parents=True, exist_ok=True)
     fresh_runtimes.write_text("not a folder", encoding="utf-8")
     try:
-        _version(exe, tmp_path, tmp_path / "cache")
+        _version(exe, tmp_path, tmp_path / USER_CACHE)
         assert fresh_runtimes.read_text(encoding="utf-8") == "not a folder"
         assert exe.wine or not _temporary_unpacks(exe, tmp_path), "the temporary folder outlived the exe"
     finally:
@@ -239,7 +243,7 @@ def test_a_runtime_others_can_write_is_replaced(exe: Exe, tmp_path: Path, fresh_
     """A runtime folder that someone else could change is never run from: it is unpacked again, private."""
     if exe.wine:
         pytest.skip("wine's folders are the Unix user's: POSIX permissions are tested natively")
-    cache = tmp_path / "cache"
+    cache = tmp_path / USER_CACHE
     _version(exe, tmp_path, cache)
     folder = _one_runtime(fresh_runtimes)
     folder.chmod(0o777)
