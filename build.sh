@@ -101,7 +101,9 @@ apt_install() {
 
 ensure_bootloader() {
   local platform=$1 key dir sdist tmp
-  key=$(cat hooks/bootloader/* | cat - <(printf '%s\n' "$platform" "$PYINSTALLER_SDIST_SHA256") | sha256sum | cut -c1-16)
+  # Its sources, the platform and this very recipe.
+  key=$(cat hooks/bootloader/* <(printf '%s\n' "$platform" "$PYINSTALLER_SDIST_SHA256") <(declare -f ensure_bootloader) |
+        sha256sum | cut -c1-16)
   dir=$CACHE/bootloader/$platform-$key
   if [ ! -f "$dir/.ready" ]; then
     if [ "$platform" = Windows-64bit-intel ]; then
@@ -119,14 +121,16 @@ ensure_bootloader() {
       log "$sdist is not the PyInstaller source this script pins (sha256 differs); removed it"
       return 1
     fi
-    log "building PyInstaller's bootloader for $platform (about 1 min)"
+    log "building PyInstaller's bootloader for $platform (about 10 s)"
     tmp=$(mktemp -d)
     tar xzf "$sdist" -C "$tmp" --strip-components=1
     git -C "$tmp" apply "$ROOT/hooks/bootloader/bootloader.patch"
     cp hooks/bootloader/pyi_persistent.c hooks/bootloader/pyi_persistent.h "$tmp/bootloader/src/"
     local cc=() arch=()
     [ "$platform" = Windows-64bit-intel ] && cc=(CC=x86_64-w64-mingw32-gcc) && arch=(--target-arch=64bit)
-    if ! (cd "$tmp/bootloader" && env "${cc[@]}" python3 ./waf distclean all --no-tests "${arch[@]}") >"$CACHE/bootloader.log" 2>&1; then
+    # Only the release console bootloader (run, run.exe): the one the spec uses.
+    if ! (cd "$tmp/bootloader" && env "${cc[@]}" python3 ./waf distclean configure build_release install_release \
+            --no-tests "${arch[@]}") >"$CACHE/bootloader.log" 2>&1; then
       tail -n 30 "$CACHE/bootloader.log" >&2
       log "building the bootloader failed (whole log: $CACHE/bootloader.log)"
       rm -rf "$tmp"
@@ -134,7 +138,8 @@ ensure_bootloader() {
     fi
     rm -rf "$dir" "$CACHE/bootloader/$platform"-*  # this one, and those older sources made
     mkdir -p "$dir"
-    cp "$tmp/PyInstaller/bootloader/$platform"/run* "$dir/"
+    cp "$tmp/bootloader/build/release"/run "$tmp/bootloader/build/release"/run.exe "$dir/" 2>/dev/null || true
+    [ -f "$dir/run" ] || [ -f "$dir/run.exe" ] || { log "the bootloader build made no run or run.exe"; rm -rf "$tmp"; return 1; }
     rm -rf "$tmp"
     touch "$dir/.ready"
   fi
