@@ -143,11 +143,44 @@ def _remove_tree(path: str) -> None:
         pass
 
 
+def _mapped_by_a_process(folder: str) -> bool:
+    """Linux: whether a running process has a file of `folder` mapped (every process started from a
+    runtime maps its libpython). Elsewhere False: on Windows a runtime in use cannot be renamed."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return False
+    needle = folder.rstrip(os.sep) + os.sep
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
+                if needle in maps.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def runtime_root() -> str | None:
+    """The folder the bootloader unpacks runtimes to (hooks/bootloader/pyi_persistent.c, whose rules
+    these are), or None where it would not."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA", "")
+        return os.path.join(base, "deepseek-agent", "runtime") if base[1:2] == ":" else None
+    xdg, home = os.environ.get("XDG_CACHE_HOME", ""), os.environ.get("HOME", "")
+    if xdg.startswith("/"):
+        return os.path.join(xdg, "deepseek-agent", "runtime")
+    return os.path.join(home, ".cache", "deepseek-agent", "runtime") if home.startswith("/") else None
+
+
 def prune_runtimes(root: str, keep: str, now: float) -> None:
     """Remove the runtimes (hooks/bootloader) other builds unpacked to `root` that nothing started for
     `STALE_AFTER`, and what an unpacking that crashed left (`.<id>.<pid>.part`, `.old`) an hour on.
     A runtime goes by a rename first: a start that finds it half deleted would unpack it again
-    rather than run from it, and on Windows a runtime in use (its DLLs loaded) cannot be renamed."""
+    rather than run from it; one a process still runs from stays (Linux: it maps its libpython; on
+    Windows its loaded DLLs keep it from being renamed)."""
     try:
         entries = [entry for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False) and entry.name != keep]
     except OSError:
@@ -160,7 +193,7 @@ def prune_runtimes(root: str, keep: str, now: float) -> None:
                 continue
             used = os.path.join(entry.path, USED_MARKER)
             last = os.stat(used).st_mtime if os.path.exists(used) else entry.stat(follow_symlinks=False).st_mtime
-            if now - last > STALE_AFTER:
+            if now - last > STALE_AFTER and not _mapped_by_a_process(entry.path):
                 aside = os.path.join(root, f".{entry.name}.{os.getpid()}.old")
                 os.rename(entry.path, aside)
                 _remove_tree(aside)
@@ -171,8 +204,9 @@ def prune_runtimes(root: str, keep: str, now: float) -> None:
 def mark_runtime_used() -> None:
     """At every start of an exe that runs from its unpacked runtime (hooks/bootloader): its marker's
     time says when it was last started; the first start of a new runtime prunes the old ones."""
-    home = getattr(sys, "_MEIPASS", None)
-    if not home or os.path.basename(os.path.dirname(home)) != "runtime":
+    home, root = getattr(sys, "_MEIPASS", None), runtime_root()
+    if not home or not root or os.path.normcase(os.path.dirname(home)) != os.path.normcase(root) or \
+            len(os.path.basename(home)) != 32:
         return  # a temporary folder, deleted at exit
     marker = os.path.join(home, USED_MARKER)
     try:

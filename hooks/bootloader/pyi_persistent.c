@@ -14,8 +14,9 @@
  * size against the archive (a cache cleaner may have deleted or truncated some) and unpacks a new
  * copy when one is wrong. Where none of this can be done (no cache folder, a full disk) or should
  * not be (elevated privileges: a setuid exe, whose environment another user set, or a UAC-elevated
- * one, which must not load a library that unelevated programs of the user could have replaced)
- * the exe runs as a stock one-file exe. Wine reports every program as UAC-elevated; there is no
+ * one, which must not load a library that unelevated programs of the user could have replaced; a
+ * cache folder that someone else could change, as a user's HOME is to root) the exe runs as a
+ * stock one-file exe. Wine reports every program as UAC-elevated; there is no
  * such boundary under wine, so there it is not one.
  *
  * Distributed, like the bootloader it is built into, under the GNU General Public License (version
@@ -28,6 +29,7 @@
     #include <errno.h>
     #include <sys/stat.h>
     #include <sys/types.h>
+    #include <time.h>
     #include <unistd.h>
 #endif
 #include <stdbool.h>
@@ -113,6 +115,45 @@ _is_private_folder(const char *path)
     struct stat info;
     return lstat(path, &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == geteuid() &&
            (info.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+#endif
+}
+
+/* POSIX: whether no one but this user (or root) can change what `path` names: each folder on the
+ * way to it that exists is owned by one of them and writable by nobody else, or sticky as /tmp is
+ * (where only an entry's owner may rename it). Root running with a user's HOME falls back. */
+static bool
+_is_private_path(const char *path)
+{
+#ifdef _WIN32
+    (void)path;
+    return true;
+#else
+    char partial[PYI_PATH_MAX];
+    struct stat info;
+    size_t i;
+
+    if (snprintf(partial, PYI_PATH_MAX, "%s", path) >= PYI_PATH_MAX) {
+        return false;
+    }
+    for (i = 1; ; i++) {
+        char kept = partial[i];
+        if (kept != '/' && kept != '\0') {
+            continue;
+        }
+        partial[i] = '\0';
+        if (lstat(partial, &info) == 0) {
+            if (!S_ISDIR(info.st_mode) || (info.st_uid != geteuid() && info.st_uid != 0) ||
+                ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (info.st_mode & S_ISVTX) == 0)) {
+                return false;
+            }
+        } else if (errno != ENOENT) {
+            return false;
+        }
+        partial[i] = kept;
+        if (kept == '\0') {
+            return true;
+        }
+    }
 #endif
 }
 
@@ -211,34 +252,48 @@ _rename_folder(const char *from, const char *to)
     if (pyi_win32_utf8_to_wcs(from, from_w, PYI_PATH_MAX) == NULL || pyi_win32_utf8_to_wcs(to, to_w, PYI_PATH_MAX) == NULL) {
         return -1;
     }
-    return MoveFileExW(from_w, to_w, 0) ? 0 : -1;
+    for (int attempt = 0; attempt < 10; attempt++) {
+        if (MoveFileExW(from_w, to_w, 0)) {
+            return 0;
+        }
+        if (GetLastError() != ERROR_ACCESS_DENIED && GetLastError() != ERROR_SHARING_VIOLATION) {
+            return -1;
+        }
+        Sleep(50); /* an antivirus scanning the new DLLs holds them a moment */
+    }
+    return -1;
 #else
     return rename(from, to);
 #endif
 }
 
 /* Unpack the archive into a private temporary folder beside `target`, then rename it into place.
- * When another start renamed its own copy first, that copy is used; a damaged `target` is moved
- * aside (and deleted) first. */
+ * The rename fails when `target` exists: a copy another start renamed first is used; a damaged
+ * one is moved aside, replaced at once, and only then deleted. */
 static int
 _unpack(struct PYI_CONTEXT *pyi_ctx, const char *root, const char *id, const char *target)
 {
     char temporary[PYI_PATH_MAX];
     char aside[PYI_PATH_MAX];
     unsigned long pid;
+    unsigned long nonce;
     int status;
 
 #ifdef _WIN32
+    LARGE_INTEGER counter;
+    QueryPerformanceCounter(&counter);
     pid = (unsigned long)GetCurrentProcessId();
+    nonce = (unsigned long)(counter.QuadPart & 0xffffffff);
 #else
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
     pid = (unsigned long)getpid();
+    nonce = (unsigned long)now.tv_nsec ^ ((unsigned long)now.tv_sec << 20);
 #endif
-    if (snprintf(temporary, PYI_PATH_MAX, "%s%c.%s.%lu.part", root, PYI_SEP, id, pid) >= PYI_PATH_MAX ||
-        snprintf(aside, PYI_PATH_MAX, "%s%c.%s.%lu.old", root, PYI_SEP, id, pid) >= PYI_PATH_MAX) {
+    /* The nonce: starts in two containers that share a home folder can have the same pid. */
+    if (snprintf(temporary, PYI_PATH_MAX, "%s%c.%s.%lu.%lx.part", root, PYI_SEP, id, pid, nonce) >= PYI_PATH_MAX ||
+        snprintf(aside, PYI_PATH_MAX, "%s%c.%s.%lu.%lx.old", root, PYI_SEP, id, pid, nonce) >= PYI_PATH_MAX) {
         return -1;
-    }
-    if (pyi_path_exists(temporary)) {
-        pyi_recursive_rmdir(temporary); /* left by a process of this pid that died unpacking */
     }
     if (_make_folder(temporary) < 0 || !_is_private_folder(temporary)) {
         return -1;
@@ -252,14 +307,15 @@ _unpack(struct PYI_CONTEXT *pyi_ctx, const char *root, const char *id, const cha
         return -1;
     }
 
+    if (_rename_folder(temporary, target) == 0) {
+        return 0;
+    }
     if (_is_whole(pyi_ctx->archive, target)) { /* another start got there first */
         pyi_recursive_rmdir(temporary);
         return 0;
     }
-    if (pyi_path_exists((char *)target) && _rename_folder(target, aside) == 0) {
+    if (_rename_folder(target, aside) == 0 && _rename_folder(temporary, target) == 0) {
         pyi_recursive_rmdir(aside);
-    }
-    if (_rename_folder(temporary, target) == 0) {
         return 0;
     }
     pyi_recursive_rmdir(temporary);
@@ -274,6 +330,10 @@ _is_elevated(const struct PYI_CONTEXT *pyi_ctx)
         HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
         return ntdll == NULL || GetProcAddress(ntdll, "wine_get_version") == NULL;
     }
+#else
+    if (geteuid() != getuid()) {
+        return true;
+    }
 #endif
     return pyi_ctx->has_elevated_privileges != 0;
 }
@@ -287,7 +347,7 @@ pyi_persistent_runtime_prepare(struct PYI_CONTEXT *pyi_ctx)
     char root[PYI_PATH_MAX];
     char target[PYI_PATH_MAX];
 
-    if (id == NULL || _is_elevated(pyi_ctx) || _runtime_root(root) < 0) {
+    if (id == NULL || _is_elevated(pyi_ctx) || _runtime_root(root) < 0 || !_is_private_path(root)) {
         return -1;
     }
     for (entry = archive->toc; entry < archive->toc_end; entry = pyi_archive_next_toc_entry(archive, entry)) {

@@ -253,6 +253,23 @@ def test_a_runtime_others_can_write_is_replaced(exe: Exe, tmp_path: Path, fresh_
     assert _one_runtime(fresh_runtimes) == folder and not planted.exists()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_a_cache_others_can_change_is_not_run_from(exe: Exe, tmp_path: Path) -> None:
+    """A cache under a folder others can write (not sticky, as /tmp is) could be swapped between the
+    check and the start: the exe unpacks to a temporary folder instead."""
+    if exe.wine:
+        pytest.skip("wine's folders are the Unix user's: POSIX permissions are tested natively")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    (tmp_path / "tmp").mkdir()
+    _version(exe, tmp_path, shared / USER_CACHE)
+    assert not _runtimes(exe, shared / USER_CACHE).exists()
+    shared.chmod(0o1777)  # sticky: only an entry's owner may rename it
+    _version(exe, tmp_path, shared / USER_CACHE)
+    _one_runtime(_runtimes(exe, shared / USER_CACHE))
+
+
 @pytest.mark.parametrize("users", ["/opt/mine/lib", None])
 def test_commands_find_the_users_libraries_not_the_exe_s(exe: Exe, tmp_path: Path, server: ScriptedServer,
                                                        users: str | None) -> None:

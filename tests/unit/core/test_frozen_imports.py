@@ -282,13 +282,21 @@ def _runtime(root: Path, name: str, last_started: float | None) -> Path:
     return folder
 
 
+@pytest.fixture
+def runtimes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's cache here, by POSIX's name and Windows': its runtime folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path))
+    return tmp_path / "deepseek-agent" / "runtime"
+
+
 def test_a_new_runtime_s_first_start_prunes_runtimes_not_started_for_a_week(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        runtimes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each build whose unpacked files differ gets a runtime folder (hooks/bootloader): the first start
     of a new one removes those nothing started for a week and what a crashed unpacking left; a
     runtime started recently (another version used side by side) stays, and later starts only mark
     their own as used."""
-    root = tmp_path / "runtime"
+    root = runtimes
     ours = _runtime(root, "a" * 32, None)
     _runtime(root, "b" * 32, STALE_AFTER + 60)
     _aged(_runtime(root, "c" * 32, None), STALE_AFTER + 60)  # never marked: the folder's own time counts
@@ -308,11 +316,31 @@ def test_a_new_runtime_s_first_start_prunes_runtimes_not_started_for_a_week(
     assert again.exists() and time.time() - (ours / USED_MARKER).stat().st_mtime < 60
 
 
-def test_a_temporary_unpack_folder_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A one-file exe that unpacked to a temporary folder (no cache) marks and prunes nothing."""
-    home = tmp_path / "_MEI1234" / "x"
+@pytest.mark.parametrize("unpacked_to", ["tmp/_MEI1234", "tmp/runtime/_MEI1234", "tmp/runtime/" + "a" * 32])
+def test_a_temporary_unpack_folder_is_left_alone(runtimes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 unpacked_to: str) -> None:
+    """A one-file exe that unpacked to a temporary folder (no cache), even one named like a runtime,
+    marks and prunes nothing."""
+    home = tmp_path / unpacked_to
     home.mkdir(parents=True)
-    old = _runtime(tmp_path, "b" * 32, STALE_AFTER + 60)
+    old = [_runtime(runtimes, "b" * 32, STALE_AFTER + 60), _runtime(home.parent, "c" * 32, STALE_AFTER + 60)]
     monkeypatch.setattr(sys, "_MEIPASS", str(home), raising=False)
     mark_runtime_used()
-    assert old.exists() and not (home / USED_MARKER).exists()
+    assert all(folder.exists() for folder in old) and not (home / USED_MARKER).exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's /proc: elsewhere a runtime in use "
+                    "cannot be renamed (Windows) or is not looked for")
+def test_a_runtime_a_process_still_runs_from_stays(runtimes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session of an older build left open for over a week still maps its libpython: its runtime
+    is not removed under it."""
+    import mmap
+
+    ours = _runtime(runtimes, "a" * 32, None)
+    running = _runtime(runtimes, "b" * 32, STALE_AFTER + 60)
+    stale = _runtime(runtimes, "c" * 32, STALE_AFTER + 60)
+    with open(running / "python3.11" / "libpython.so", "rb") as library, \
+            mmap.mmap(library.fileno(), 0, access=mmap.ACCESS_READ):
+        monkeypatch.setattr(sys, "_MEIPASS", str(ours), raising=False)
+        mark_runtime_used()
+        assert running.exists() and not stale.exists()
