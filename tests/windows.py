@@ -6,6 +6,11 @@ It reuses `./build.sh --windows` for the set-up and its cache (Debian's wine, CP
 exit status returned. The llama.cpp tier is left out (it builds a Linux server); the tmux tests skip
 themselves (no tmux on Windows). Default arguments: `-q -m "not realserver" tests`.
 
+Wine sometimes fails to start a process: the new process dies before it runs a line, and
+CreateProcess reports `[WinError 1359] Internal error` (wine's STATUS_INTERNAL_ERROR for a child that
+ended without an exit status). When every failure of a run is that, those tests run once more and
+their second result is the run's; any other failure is the run's result at once.
+
 Wine takes the ANSI code page from the Unix locale and maps Windows file names to Unix ones with
 it: C.UTF-8 (the one locale every machine of this kind has) gives code page 1252 and lets any
 Unicode file name through. A locale that is not installed turns non-ASCII names into errors.
@@ -13,6 +18,7 @@ Unicode file name through. A locale that is not installed turns non-ASCII names 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -65,6 +71,10 @@ def wine_session(env: dict[str, str]) -> Iterator[None]:
             holder.wait()
 
 
+# What CreateProcess says under wine when the new process died before it started.
+WINE_START_FAILURE = "[WinError 1359]"
+
+
 def windows_path(path: Path) -> str:
     return "Z:" + str(path).replace("/", "\\")
 
@@ -93,6 +103,36 @@ def set_up(build_exe: bool) -> Path | None:
     return Path(built.stdout.strip().splitlines()[-1])
 
 
+def failed_tests(records: Path) -> list[dict[str, str]]:
+    """What tests.support.failed_tests wrote: one record per failed test phase."""
+    if not records.is_file():
+        return []
+    return [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def wine_start_failures(failures: list[dict[str, str]]) -> list[str]:
+    """The ids to run again when every failure is wine failing to start a process, else none: a
+    failure of any other kind decides the run."""
+    if not failures or any(WINE_START_FAILURE not in failure["report"] for failure in failures):
+        return []
+    return list(dict.fromkeys(failure["nodeid"] for failure in failures))
+
+
+def run_pytest(args: list[str], env: dict[str, str]) -> int:
+    """pytest under wine, its output passed through as it comes."""
+    print(f"Windows CPython under wine: pytest {' '.join(args)}", flush=True)
+    # Pipes for all three streams: wine's Windows programs cannot write to a file or /dev/null.
+    child = subprocess.Popen(["wine", PYTHON, "-c", BOOT, "-p", "no:cacheprovider", "-p", "tests.support.failed_tests",
+                              *args], cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.close()
+    for line in child.stdout:
+        sys.stdout.write(line.decode("utf-8", "replace").replace("\r\n", "\n"))
+        sys.stdout.flush()
+    return child.wait()
+
+
 def main(argv: list[str]) -> int:
     args = argv or ["-q", "-m", "not realserver", "tests"]
     exe = set_up(wants_exe(args))
@@ -101,17 +141,17 @@ def main(argv: list[str]) -> int:
     env.update({"WINEPREFIX": str(WINEPREFIX), "WINEDEBUG": "-all", "LANG": "C.UTF-8"})
     if exe is not None:
         env["DEEPSEEK_AGENT_EXE"] = windows_path(exe)
-    with wine_session(env):
-        print(f"Windows CPython under wine: pytest {' '.join(args)}", flush=True)
-        # Pipes for all three streams: wine's Windows programs cannot write to a file or /dev/null.
-        child = subprocess.Popen(["wine", PYTHON, "-c", BOOT, "-p", "no:cacheprovider", *args], cwd=ROOT, env=env,
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.close()
-        for line in child.stdout:
-            sys.stdout.write(line.decode("utf-8", "replace").replace("\r\n", "\n"))
-            sys.stdout.flush()
-        return child.wait()
+    with wine_session(env), tempfile.TemporaryDirectory() as folder:
+        records = Path(folder) / "failed.jsonl"
+        env["FAILED_TESTS_FILE"] = windows_path(records)
+        status = run_pytest(args, env)
+        again = wine_start_failures(failed_tests(records)) if status == 1 else []
+        if not again:
+            return status
+        print(f"wine could not start a process in {len(again)} test(s) ({WINE_START_FAILURE}: the new process "
+              "ended before it ran); running them once more", flush=True)
+        records.unlink()
+        return run_pytest(["-q", *again], env)
 
 
 if __name__ == "__main__":

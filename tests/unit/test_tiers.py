@@ -26,7 +26,8 @@ HEAVIER = {
 
 # The tiers that mirror the code, and the files that test the tree, the docs or the harness as a
 # whole rather than one package: only these sit at such a tier's top level.
-MIRRORED = {"unit": {"test_shape.py", "test_tiers.py", "test_docs.py", "test_programs.py"}, "loopback": set()}
+MIRRORED = {"unit": {"test_shape.py", "test_tiers.py", "test_docs.py", "test_programs.py",
+                     "test_windows_runner.py"}, "loopback": set()}
 
 
 def wings(root: Path = ROOT) -> set[str]:
