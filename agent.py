@@ -94,6 +94,12 @@ def _start_language(argv: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["network-door"]:  # inside bubblewrap, before a command: nothing else is loaded there
+        from core.runtime.network_door import open_door_then_exec
+
+        code, problem = open_door_then_exec(argv[1:])
+        print(problem, file=sys.stderr)
+        return code
     from core.console import clean_text, setup_streams
 
     setup_streams()

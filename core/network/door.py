@@ -10,7 +10,8 @@ the command's seccomp filter (no `socket(AF_UNIX)`) and its Landlock rules need 
 Under Landlock the child makes the door itself, in system calls prepared here (`child_step`),
 right after it entered its namespaces and brought `lo` up, before it drops its capabilities.
 Under bubblewrap, which brings `lo` up itself, a few lines of Python run first inside the sandbox
-(`wrapped`), make the door the same way and exec the command.
+(`wrapped`), make the door the same way and exec the command. The one-file exe has no other Python:
+it runs them itself (`deepseek-agent network-door`, core/runtime/network_door.py).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ _SOL_SOCKET, _SCM_RIGHTS = 1, 1
 _WAIT_SECONDS = 10.0  # how long the agent waits for a bubblewrapped command's door
 
 # Run inside bubblewrap before the command: ARGV is FD PORT COMMAND...
-_DOOR_SCRIPT = (
+DOOR_COMMAND = "network-door"
+DOOR_SCRIPT = (
     "import os,socket,sys\n"
     "fd,port=int(sys.argv[1]),int(sys.argv[2])\n"
     "door=socket.create_server(('127.0.0.1',port),backlog=128)\n"
@@ -126,7 +128,10 @@ class Door:
         passed on: `child_fd`); `argv` as it is without a proxy."""
         if self.proxy is None:
             return argv
-        return [sys.executable, "-I", "-S", "-c", _DOOR_SCRIPT, str(self.child_fd), str(self.port), *argv]
+        given = [str(self.child_fd), str(self.port), *argv]
+        if getattr(sys, "frozen", False):
+            return [sys.executable, DOOR_COMMAND, *given]
+        return [sys.executable, "-I", "-S", "-c", DOOR_SCRIPT, *given]
 
     def open(self, wait: bool = False) -> bool:
         """Take the door the child made and serve it; `wait` for one made after the command
@@ -153,3 +158,4 @@ class Door:
             with contextlib.suppress(OSError):
                 self._listener.shutdown(socket.SHUT_RDWR)  # wakes the thread that accepts on it
             self._listener.close()
+

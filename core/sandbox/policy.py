@@ -68,7 +68,7 @@ class Policy:
     protected: tuple[Path, ...] = ()  # in the workspace, read-only to commands (they need not exist)
     sockets: tuple[Path, ...] = ()  # Unix sockets the user allowed (AGENT_SANDBOX_SOCKETS): then any may be used
     hidden: tuple[Path, ...] = ()  # the home folders and the workspace's parent: read only through `readable`
-    readable: tuple[Path, ...] = ()  # inside `hidden`: what tools need, and AGENT_SANDBOX_READABLE
+    readable: tuple[Path, ...] = ()  # inside `hidden` or a shared temp folder: what tools need, AGENT_SANDBOX_READABLE
 
     @classmethod
     def for_workspace(cls, workspace: Path, settings: Settings) -> Policy:
@@ -97,6 +97,8 @@ class Policy:
             protected.append(Path(settings.mcp_config).expanduser().resolve())
         # a home folder that is the workspace (or inside a writable folder) is the user's choice to share
         hidden = [h for h in [*homes, *_beside(root, homes)] if not any(h.is_relative_to(w) for w in writable)]
+        # bubblewrap gives commands empty shared temp folders: what they must read there is bound back
+        shared_temp = tuple(_existing(TEMP_FOLDERS))
         readable = [home / p for home in homes for p in READABLE_HOME]
         readable += [*_interpreter(), *_on_path(hidden), *_listed(settings.sandbox_readable)]
         return cls(workspace=root, writable=tuple(writable), denied=tuple(denied),
@@ -105,7 +107,7 @@ class Policy:
                    protected=tuple(p for p in protected if p.is_relative_to(root)),
                    sockets=tuple(_existing(_listed(settings.sandbox_sockets))),
                    hidden=tuple(hidden),
-                   readable=tuple(p for p in _existing(readable) if any(p.is_relative_to(h) for h in hidden)))
+                   readable=tuple(p for p in _existing(readable) if _within(p, (*hidden, *shared_temp))))
 
     def temp_environment(self) -> dict[str, str]:
         """TMPDIR, TMP and TEMP as a confined command gets them (nothing where it keeps the system's)."""
@@ -168,8 +170,15 @@ def _beside(root: Path, homes: list[Path]) -> list[Path]:
 
 
 def _interpreter() -> list[Path]:
-    """The Python the agent runs on: commands that call it (tests, `sys.executable`) need it."""
-    return [Path(sys.prefix), Path(sys.base_prefix)]
+    """The Python the agent runs on: commands that call it (tests, `sys.executable`) need it, and so
+    does the network door under bubblewrap (core/network/door.py). The exe is its own Python: the
+    file, its unpacked runtime (`sys.prefix`) and the extensions it extracted (core/frozen_imports.py)."""
+    found = [Path(sys.prefix), Path(sys.base_prefix)]
+    if getattr(sys, "frozen", False):
+        from core.frozen_imports import cache_root
+
+        found += [Path(sys.executable), cache_root()]
+    return found
 
 
 def _on_path(hidden: list[Path]) -> list[Path]:

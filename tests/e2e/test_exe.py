@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from core.sandbox import bwrap
 from tests.conftest import TEST_KEY
 from tests.support.chinese_ui import CHINESE_LOCALE
 from tests.support.paths import ROOT, TESTS
@@ -288,6 +289,33 @@ def test_commands_find_the_users_libraries_not_the_exe_s(exe: Exe, tmp_path: Pat
     done = app.run(["--one", "--yes", "--cwd", str(workspace)], tmp_path, stdin=b"go", **extra)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert f"[{users or 'unset'}]" in server.requests[1]["input"][-1]["output"]
+
+
+@pytest.mark.parametrize("where", ["home", "temp"])
+def test_a_command_under_bubblewrap_reaches_the_proxy(exe: Exe, tmp_path: Path, server: ScriptedServer,
+                                                      where: str) -> None:
+    """Where the kernel has no Landlock, bubblewrap confines commands, and on the proxied network
+    (the default) the exe itself makes the command's door to the proxy inside the sandbox: it must
+    find itself there, whether it lives in the home folder, hidden from commands, or in a temp
+    folder bubblewrap empties, with its runtime unpacked in the hidden home."""
+    if exe.wine or sys.platform == "win32":
+        pytest.skip("bubblewrap is Linux's")
+    if not bwrap.works():
+        pytest.skip("bubblewrap cannot make its namespaces here")
+    home = tmp_path / "home"
+    app = exe.install((home if where == "home" else tmp_path) / "app", DEEPSEEK_API_KEY=TEST_KEY,
+                      DEEPSEEK_BASE_URL=server.url, AGENT_SANDBOX="bwrap")
+    server.add(Reply(call_events([("run_shell", {"command": 'exec 3<>"/dev/tcp/127.0.0.1/${HTTPS_PROXY##*:}" '
+                                                            '&& echo "door open: 门开了"'})])),
+               Reply(text_events("ok")))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    done = app.run(["--one", "--yes", "--cwd", str(workspace)], tmp_path, stdin=b"go", HOME=str(home),
+                   XDG_CACHE_HOME=str(home / ".cache"))
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    output = server.requests[1]["input"][-1]["output"]
+    assert "door open: 门开了" in output, output
+    assert (home / ".cache" / "deepseek-agent" / "runtime").is_dir()
 
 
 def test_piped_chinese_with_the_key_in_a_dotenv_beside_the_exe(exe: Exe, tmp_path: Path,

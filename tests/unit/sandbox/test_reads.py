@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,32 @@ def test_a_refused_read_names_the_setting_that_allows_it(layout: Layout, backend
     assert blocked is not None and blocked.kept_out == (layout.base / "x" / "f.txt",)
     said = how_to_allow(blocked.kept_out, blocked.actions, confined.policy)
     assert f"AGENT_SANDBOX_READABLE={layout.base / 'x'}" in said
+
+
+@pytest.mark.parametrize("where", ["home", "temp"])
+def test_the_exe_s_own_files_are_readable_and_what_lies_beside_it_is_not(layout: Layout, backend: str, where: str,
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path) -> None:
+    """The one-file exe is its own Python: the network door runs it inside the sandbox, so the file,
+    its unpacked runtime and its extracted extensions stay readable, in the hidden home folder or a
+    temp folder bubblewrap empties; a file beside the exe does not."""
+    app = (layout.home if where == "home" else tmp_path) / "app"
+    runtime = layout.home / ".cache" / "deepseek-agent" / "runtime" / ("0" * 32)
+    native = layout.home / ".cache" / "deepseek-agent" / "native" / "ab"
+    for folder in (app, runtime, native):
+        folder.mkdir(parents=True)
+    (app / "deepseek-agent").write_text("the exe\n")
+    (app / "notes.txt").write_text(CANARY)
+    (runtime / "libpython.so").write_text("the runtime\n")
+    (native / "_socket.so").write_text("an extension\n")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(app / "deepseek-agent"))
+    monkeypatch.setattr(sys, "prefix", str(runtime))
+    confined = confinement(layout, backend)
+    done = run(f"cat {app}/deepseek-agent {runtime}/libpython.so {native}/_socket.so; cat {app}/notes.txt", layout,
+               confined)
+    text = done.output.decode(errors="replace")
+    assert "the exe" in text and "the runtime" in text and "an extension" in text, text
+    if where == "home" or backend == "bwrap":
+        assert CANARY not in text
