@@ -75,6 +75,35 @@ def cache_root() -> Path:
     return base / "deepseek-agent" / "native"
 
 
+def private_path(path: str) -> bool:
+    """Whether no one but this user (or root) can change what `path` names: each folder on the way
+    to it that exists is owned by one of them, is no link, and is writable by nobody else, or sticky
+    as /tmp is (only an entry's owner may rename it). The bootloader holds the runtime to the same
+    rule (hooks/bootloader/pyi_persistent.c): root running with a user's HOME, or a cache under a
+    shared folder, must not load a library someone else could have put there. Windows: the user's
+    LOCALAPPDATA is theirs by its ACL."""
+    if sys.platform == "win32":
+        return True
+    if not path.startswith("/"):
+        return False
+    import stat
+
+    me = os.geteuid()
+    parts = path.rstrip("/").split("/")
+    for depth in range(1, len(parts) + 1):
+        folder = "/".join(parts[:depth]) or "/"
+        try:
+            info = os.lstat(folder)
+        except FileNotFoundError:
+            return True  # the rest is made by this process, private (mode 0700)
+        except OSError:
+            return False
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid not in (me, 0) or \
+                (info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX):
+            return False
+    return True
+
+
 def sha256(data: bytes) -> str:
     """The standard library's own SHA-256, not OpenSSL's: loading OpenSSL may be what is verified."""
     try:
@@ -290,12 +319,14 @@ class PackedFinder:
 
     @property
     def roots(self) -> list[Path]:
-        """The user's cache, then this run's unpack folder (where the cache cannot be written); found
-        on first use, as pathlib is imported then."""
+        """The user's cache where only the user can change it (`private_path`), then this run's unpack
+        folder (where the cache cannot be written); found on first use, as pathlib is imported then."""
         if self._roots is None:
             from pathlib import Path
 
-            self._roots = [cache_root()] + ([Path(sys._MEIPASS) / "_packed"] if hasattr(sys, "_MEIPASS") else [])
+            cache = cache_root()
+            self._roots = (([cache] if private_path(str(cache)) else [])
+                           + ([Path(sys._MEIPASS) / "_packed"] if hasattr(sys, "_MEIPASS") else []))
         return self._roots
 
     def find_spec(self, fullname: str, path: object = None,

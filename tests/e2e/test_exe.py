@@ -271,6 +271,24 @@ def test_a_cache_others_can_change_is_not_run_from(exe: Exe, tmp_path: Path) -> 
     _one_runtime(_runtimes(exe, shared / USER_CACHE))
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_extensions_are_not_loaded_from_a_cache_others_can_change(exe: Exe, tmp_path: Path) -> None:
+    """The extensions the exe extracts (core/frozen_imports.py) follow the runtime's rule: under a
+    folder others can write they go to the run's own folder, never to the shared cache."""
+    if exe.wine:
+        pytest.skip("wine's folders are the Unix user's: POSIX permissions are tested natively")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (tmp_path / "tmp").mkdir()
+    native = shared / USER_CACHE / "deepseek-agent" / "native"
+    for mode, used in ((0o777, False), (0o1777, True)):
+        shared.chmod(mode)
+        done = exe.run(["--one", "你好"], tmp_path, DEEPSEEK_API_KEY=TEST_KEY, DEEPSEEK_BASE_URL="http://127.0.0.1:9",
+                       AGENT_RETRY_BASE_DELAY="0.01", **_places(tmp_path, shared / USER_CACHE))
+        assert done.returncode == 1 and b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
+        assert any(native.glob("*/*")) is used, mode
+
+
 @pytest.mark.parametrize("users", ["/opt/mine/lib", None])
 def test_commands_find_the_users_libraries_not_the_exe_s(exe: Exe, tmp_path: Path, server: ScriptedServer,
                                                        users: str | None) -> None:

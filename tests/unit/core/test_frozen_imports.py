@@ -25,6 +25,7 @@ from core.frozen_imports import (
     extract,
     install,
     mark_runtime_used,
+    private_path,
     sha256,
 )
 from hooks.packs import extension_module, pack
@@ -165,6 +166,53 @@ def test_an_unwritable_cache_falls_back_to_the_next_folder(tmp_path: Path) -> No
     finally:
         del sys.modules["pack"]
     assert path.parent.parent == tmp_path / "run" and path.read_bytes() == raw
+
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX owners and modes (Windows: the ACL of LOCALAPPDATA)")
+
+
+@posix_only
+def test_a_cache_only_the_user_can_change_is_private(tmp_path: Path) -> None:
+    cache = tmp_path / "home" / ".cache"
+    cache.mkdir(parents=True, mode=0o700)
+    assert private_path(str(cache / "deepseek-agent" / "native"))  # what does not exist yet is made private
+    (tmp_path / "home").chmod(0o775)
+    assert not private_path(str(cache / "deepseek-agent" / "native"))  # the group could swap .cache
+    (tmp_path / "home").chmod(0o1777)
+    assert private_path(str(cache))  # sticky, as /tmp: only an entry's owner may rename it
+    (tmp_path / "home").chmod(0o700)
+    (tmp_path / "link").symlink_to(cache)
+    assert not private_path(str(tmp_path / "link" / "deepseek-agent"))
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    assert not private_path(str(tmp_path / "file" / "native"))
+    assert not private_path("relative/cache")
+
+
+@posix_only
+def test_root_does_not_load_what_another_user_s_cache_holds(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a folder to another user")
+    cache = tmp_path / "user-home" / ".cache"
+    cache.mkdir(parents=True, mode=0o700)
+    os.chown(tmp_path / "user-home", 65534, 65534)
+    assert not private_path(str(cache / "deepseek-agent" / "native"))
+
+
+@posix_only
+def test_the_finder_skips_a_cache_others_can_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "cache"))
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path / "run"), raising=False)
+    raw = b"\x7fELF not really" * 100
+    entry, data = _entry(raw, "_x.so")
+    finder = PackedFinder({}, {}, {"_x.so": entry})
+    assert finder.roots == [tmp_path / "run" / "_packed"]
+    path = _finder_file(finder, "_x.so", data)
+    assert path.is_relative_to(tmp_path / "run") and not (shared / "cache").exists()
+    shared.chmod(0o755)
+    assert PackedFinder({}, {}, {"_x.so": entry}).roots[0] == shared / "cache" / "deepseek-agent" / "native"
 
 
 def _aged(path: Path, seconds: float) -> Path:
