@@ -158,4 +158,3 @@ class Door:
             with contextlib.suppress(OSError):
                 self._listener.shutdown(socket.SHUT_RDWR)  # wakes the thread that accepts on it
             self._listener.close()
-
