@@ -77,11 +77,11 @@ def cache_root() -> Path:
 
 def private_path(path: str) -> bool:
     """Whether no one but this user (or root) can change what `path` names: each folder on the way
-    to it that exists is owned by one of them, is no link, and is writable by nobody else, or sticky
-    as /tmp is (only an entry's owner may rename it). The bootloader holds the runtime to the same
-    rule (hooks/bootloader/pyi_persistent.c): root running with a user's HOME, or a cache under a
-    shared folder, must not load a library someone else could have put there. Windows: the user's
-    LOCALAPPDATA is theirs by its ACL."""
+    to it that exists, below "/", is owned by one of them, is no link, and is writable by nobody
+    else, or sticky as /tmp is (only an entry's owner may rename it). The bootloader holds the
+    runtime to the same rule (hooks/bootloader/pyi_persistent.c): root running with a user's HOME,
+    or a cache under a shared folder, must not load a library someone else could have put there.
+    Windows: the user's LOCALAPPDATA is theirs by its ACL."""
     if sys.platform == "win32":
         return True
     if not path.startswith("/"):
@@ -90,8 +90,8 @@ def private_path(path: str) -> bool:
 
     me = os.geteuid()
     parts = path.rstrip("/").split("/")
-    for depth in range(1, len(parts) + 1):
-        folder = "/".join(parts[:depth]) or "/"
+    for depth in range(2, len(parts) + 1):
+        folder = "/".join(parts[:depth])
         try:
             info = os.lstat(folder)
         except FileNotFoundError:
@@ -254,6 +254,20 @@ def mark_runtime_used() -> None:
     prune_runtimes(os.path.dirname(home), os.path.basename(home), time.time())
 
 
+def _make_private(folder: Path) -> None:
+    """`folder` and the missing ones above it, each private (mode 0700, which a umask of 002 keeps;
+    `mkdir(parents=True)` would give the parents the umask's mode, and `private_path` refuse them)."""
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+
+
 def extract(entry: PackedFile, data: bytes, root: Path, wrote: Callable[[], None] | None = None) -> Path:
     """The extension's file under `root`, written first when missing or not what the build packed
     (then `wrote` is called).
@@ -267,7 +281,7 @@ def extract(entry: PackedFile, data: bytes, root: Path, wrote: Callable[[], None
         return path
     import lzma
 
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _make_private(folder)
     content = lzma.decompress(data)
     if len(content) != entry.size or sha256(content) != entry.sha256:
         raise ImportError(f"the exe's packed {entry.filename} is damaged")

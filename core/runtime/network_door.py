@@ -1,29 +1,34 @@
 """`deepseek-agent network-door FD PORT COMMAND…`: make the command's door to the proxy, then become
 the command.
 
-An entry point of the runtime, not a front end: no person runs it. Under bubblewrap a few lines of
-Python make the door inside the sandbox before the command (core/network/door.py); the one-file exe
-has no other Python, so `Door.wrapped` has it run them itself. `agent.py` routes its arguments here
-before anything else is loaded (the sandbox lets the exe read only its own files) and prints the one
-line this returns when the door or the command cannot be made."""
+An entry point of the runtime, not a front end: no person runs it. Under bubblewrap the door is made
+inside the sandbox before the command (core/network/door.py); the one-file exe has no other Python,
+so `Door.wrapped` has it make the door itself, with the system calls the Landlock child uses
+(core/network/door_calls.py): inside the sandbox the exe can load no extension module but ctypes.
+`agent.py` routes its arguments here before anything else is loaded and prints the one line this
+returns when the door or the command cannot be made."""
 
 from __future__ import annotations
 
-import sys
+import ctypes
+import os
 
-from core.network.door import DOOR_COMMAND, DOOR_SCRIPT
+from core.network.door_calls import DOOR_COMMAND, door_step
 
 USAGE = f"usage: deepseek-agent {DOOR_COMMAND} FD PORT COMMAND [ARGS…]"
 
 
 def open_door_then_exec(argv: list[str]) -> tuple[int, str]:
-    """Run the door script on `argv`; returns only when it cannot: (the exit status, the line that
-    says why)."""
-    if len(argv) < 3 or not all(arg.isdigit() for arg in argv[:2]):
+    """Make the door, then exec the command; returns only when it cannot: (the exit status, the line
+    that says why)."""
+    if len(argv) < 3 or not all(arg.isascii() and arg.isdigit() for arg in argv[:2]):
         return 2, USAGE
-    sys.argv = [DOOR_COMMAND, *argv]
+    channel, port = int(argv[0]), int(argv[1])
+    libc = ctypes.CDLL(None, use_errno=True)
+    if not door_step(libc, channel, port)():
+        return 127, f"{DOOR_COMMAND}: no door to the proxy: {os.strerror(ctypes.get_errno())}"
     try:
-        exec(DOOR_SCRIPT, {"__name__": DOOR_COMMAND})
+        os.close(channel)
+        os.execvp(argv[2], argv[2:])
     except OSError as exc:
         return 127, f"{DOOR_COMMAND}: {argv[2]}: {exc.strerror or exc}"
-    return 127, f"{DOOR_COMMAND}: {argv[2]} did not start"

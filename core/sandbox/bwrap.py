@@ -48,25 +48,27 @@ def wrapped(argv: list[str], policy: Policy, door: Door | None = None) -> Iterat
     if door is not None:
         argv = door.wrapped(argv)
     passed = (door.child_fd,) if door is not None and door.child_fd >= 0 else ()
+    environment = door.environment() if door is not None else {}
     tab = seccomp.table()
     if tab is None:
-        yield wrap(argv, policy), passed
+        yield wrap(argv, policy, environment=environment), passed
         return
     read, write = os.pipe()
     try:
         os.write(write, seccomp.program(tab, unix_sockets=bool(policy.sockets)))  # far below a pipe's buffer
         os.close(write)
         write = -1
-        yield wrap(argv, policy, read), (read, *passed)
+        yield wrap(argv, policy, read, environment), (read, *passed)
     finally:
         os.close(read)
         if write >= 0:
             os.close(write)
 
 
-def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None) -> list[str]:
-    """`argv` run inside bwrap under `policy`. Background jobs end with the command: bwrap's PID
-    namespace ends when its first process does."""
+def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None,
+         environment: dict[str, str] | None = None) -> list[str]:
+    """`argv` run inside bwrap under `policy`, with `environment` added to what it inherits.
+    Background jobs end with the command: bwrap's PID namespace ends when its first process does."""
     args = [path() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
             "--unshare-ipc", "--new-session", "--die-with-parent"]
     if not policy.network or policy.proxied:
@@ -101,4 +103,6 @@ def wrap(argv: list[str], policy: Policy, filter_fd: int | None = None) -> list[
         args += ["--remount-ro", str(folder)]
     if filter_fd is not None:
         args += ["--seccomp", str(filter_fd)]
+    for name, value in (environment or {}).items():
+        args += ["--setenv", name, value]
     return [*args, "--", *argv]

@@ -68,7 +68,8 @@ class Policy:
     protected: tuple[Path, ...] = ()  # in the workspace, read-only to commands (they need not exist)
     sockets: tuple[Path, ...] = ()  # Unix sockets the user allowed (AGENT_SANDBOX_SOCKETS): then any may be used
     hidden: tuple[Path, ...] = ()  # the home folders and the workspace's parent: read only through `readable`
-    readable: tuple[Path, ...] = ()  # inside `hidden` or a shared temp folder: what tools need, AGENT_SANDBOX_READABLE
+    # inside `hidden`, what tools need and AGENT_SANDBOX_READABLE; in a shared temp folder, the agent's own files
+    readable: tuple[Path, ...] = ()
 
     @classmethod
     def for_workspace(cls, workspace: Path, settings: Settings) -> Policy:
@@ -97,17 +98,17 @@ class Policy:
             protected.append(Path(settings.mcp_config).expanduser().resolve())
         # a home folder that is the workspace (or inside a writable folder) is the user's choice to share
         hidden = [h for h in [*homes, *_beside(root, homes)] if not any(h.is_relative_to(w) for w in writable)]
-        # bubblewrap gives commands empty shared temp folders: what they must read there is bound back
-        shared_temp = tuple(_existing(TEMP_FOLDERS))
         readable = [home / p for home in homes for p in READABLE_HOME]
         readable += [*_interpreter(), *_on_path(hidden), *_listed(settings.sandbox_readable)]
+        readable = [p for p in _existing(readable) if _within(p, tuple(hidden))]
+        readable += _own_in_shared_temp(hidden)
         return cls(workspace=root, writable=tuple(writable), denied=tuple(denied),
                    devices=tuple(_existing(DEVICES)), network=settings.network != "off",
                    proxied=settings.network == "proxied", temp=own_temp,
                    protected=tuple(p for p in protected if p.is_relative_to(root)),
                    sockets=tuple(_existing(_listed(settings.sandbox_sockets))),
                    hidden=tuple(hidden),
-                   readable=tuple(p for p in _existing(readable) if _within(p, (*hidden, *shared_temp))))
+                   readable=tuple(readable))
 
     def temp_environment(self) -> dict[str, str]:
         """TMPDIR, TMP and TEMP as a confined command gets them (nothing where it keeps the system's)."""
@@ -169,15 +170,27 @@ def _beside(root: Path, homes: list[Path]) -> list[Path]:
     return [parent]
 
 
+def _own_in_shared_temp(hidden: list[Path]) -> list[Path]:
+    """The agent's own files in a shared temp folder, which bubblewrap empties for commands: an exe
+    run from /tmp, or unpacked there. Bound back only where no one else can swap them for a link to
+    a secret before the sandbox is made (`private_path`), and never a folder that holds a hidden one."""
+    from core.frozen_imports import private_path
+
+    shared = tuple(_existing(TEMP_FOLDERS))
+    return [p for p in _existing(_interpreter()) if _within(p, shared) and not _within(p, tuple(hidden))
+            and private_path(str(p if p.is_dir() else p.parent)) and not any(h.is_relative_to(p) for h in hidden)]
+
+
 def _interpreter() -> list[Path]:
     """The Python the agent runs on: commands that call it (tests, `sys.executable`) need it, and so
     does the network door under bubblewrap (core/network/door.py). The exe is its own Python: the
     file, its unpacked runtime (`sys.prefix`) and the extensions it extracted (core/frozen_imports.py)."""
     found = [Path(sys.prefix), Path(sys.base_prefix)]
     if getattr(sys, "frozen", False):
-        from core.frozen_imports import cache_root
+        from core.frozen_imports import cache_root, private_path
 
-        found += [Path(sys.executable), cache_root()]
+        found.append(Path(sys.executable))
+        found += [cache_root()] if private_path(str(cache_root())) else []  # else the exe does not use it
     return found
 
 

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -334,6 +335,42 @@ def test_a_command_under_bubblewrap_reaches_the_proxy(exe: Exe, tmp_path: Path, 
     output = server.requests[1]["input"][-1]["output"]
     assert "door open: 门开了" in output, output
     assert (home / ".cache" / "deepseek-agent" / "runtime").is_dir()
+
+
+def test_a_user_s_command_under_bubblewrap_reaches_the_proxy(exe: Exe, server: ScriptedServer) -> None:
+    """The same as another user than root, with a home below a folder root owns: unprivileged
+    bubblewrap maps only the user, so inside it root's folders look like nobody's, the runtime's
+    check refuses them, and the exe making the door starts as a program of its own (a fresh
+    unpacking in the command's temp folder) rather than as the agent's sub-process."""
+    if exe.wine or sys.platform == "win32":
+        pytest.skip("bubblewrap is Linux's")
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or not bwrap.works():
+        pytest.skip("needs root (to become another user with setpriv) and a working bubblewrap")
+    user = 4242
+    base = Path(tempfile.mkdtemp(prefix="deepseek-agent-tests-", dir="/var/cache"))  # root's, not a temp folder
+    try:
+        base.chmod(0o755)
+        home = base / "home"
+        app, workspace = home / "app", home / "ws"
+        for folder in (home, app, workspace):
+            folder.mkdir()
+            os.chown(folder, user, user)
+        shutil.copy2(exe.path, app / exe.path.name)
+        (app / ".env").write_text(f"DEEPSEEK_API_KEY={TEST_KEY}\nDEEPSEEK_BASE_URL={server.url}\nAGENT_SANDBOX=bwrap\n",
+                                  encoding="utf-8")
+        server.add(Reply(call_events([("run_shell", {"command": 'exec 3<>"/dev/tcp/127.0.0.1/${HTTPS_PROXY##*:}" '
+                                                                '&& echo "door open: 门开了"'})])),
+                   Reply(text_events("ok")))
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8", "NO_COLOR": "1",
+               "AGENT_SESSIONS_DIR": str(home / "sessions")}
+        done = subprocess.run(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups",
+                               str(app / exe.path.name), "--one", "--yes", "--cwd", str(workspace)],
+                              input=b"go", capture_output=True, env=env, cwd=home, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+        output = server.requests[1]["input"][-1]["output"]
+        assert "door open: 门开了" in output, output
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def test_piped_chinese_with_the_key_in_a_dotenv_beside_the_exe(exe: Exe, tmp_path: Path,

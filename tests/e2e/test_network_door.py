@@ -1,6 +1,7 @@
 """`agent.py network-door FD PORT COMMAND…`: what the one-file exe runs inside bubblewrap before a
-command on the proxied network (core/network/door.py). It listens on 127.0.0.1, hands that listener
-over the descriptor it was given, and becomes the command: same process, nothing of the agent left."""
+command on the proxied network (core/network/door.py), with ctypes alone. It listens on 127.0.0.1,
+hands that listener over the descriptor it was given, and becomes the command: same process,
+nothing of the agent left."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def test_the_door_is_handed_over_and_the_process_becomes_the_command() -> None:
             pass  # it listens: the agent's proxy serves what arrives here
 
 
-@pytest.mark.parametrize("args", [[], ["3"], ["3", "80"], ["x", "80", "true"], ["3", "port", "true"]])
+@pytest.mark.parametrize("args", [[], ["3"], ["3", "80"], ["x", "80", "true"], ["3", "port", "true"], ["3", "8²", "true"],
+                                  ["-3", "80", "true"]])
 def test_bad_arguments_get_the_usage_and_exit_2(args: list[str]) -> None:
     out, err = _door(*args).communicate(timeout=60)
     assert b"usage: deepseek-agent network-door FD PORT COMMAND" in err and out == b""

@@ -189,6 +189,21 @@ def test_a_cache_only_the_user_can_change_is_private(tmp_path: Path) -> None:
 
 
 @posix_only
+def test_the_folders_made_for_an_extension_are_private_under_any_umask(tmp_path: Path) -> None:
+    raw = b"\x7fELF not really" * 100
+    entry, data = _entry(raw, "_x.so")
+    root = tmp_path / "cache" / "deepseek-agent" / "native"
+    old = os.umask(0o002)
+    try:
+        path = extract(entry, data, root)
+    finally:
+        os.umask(old)
+    made = [tmp_path / "cache", tmp_path / "cache" / "deepseek-agent", root, path.parent]
+    assert [oct(folder.stat().st_mode & 0o777) for folder in made] == ["0o700"] * 4
+    assert private_path(str(root)) and path.read_bytes() == raw
+
+
+@posix_only
 def test_root_does_not_load_what_another_user_s_cache_holds(tmp_path: Path) -> None:
     if os.geteuid() != 0:
         pytest.skip("only root can give a folder to another user")

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from core.config import load_settings
 from core.sandbox.blocked import how_to_allow, sandbox_denial
+from core.sandbox.policy import Policy
 from core.secrets import spellings, squeeze
 from tests.support.ordinary_work import ORDINARY_WORK
 from tests.support.sandbox_builds import BUILDS, available
@@ -160,3 +162,44 @@ def test_the_exe_s_own_files_are_readable_and_what_lies_beside_it_is_not(layout:
     assert "the exe" in text and "the runtime" in text and "an extension" in text, text
     if where == "home" or backend == "bwrap":
         assert CANARY not in text
+
+
+def _policy_in(workspace: Path, layout: Layout, **env: str) -> Policy:
+    settings = load_settings(environ={"AGENT_SANDBOX": "bwrap", **env}, env_file=layout.base / "none.env")
+    return Policy.for_workspace(workspace, settings)
+
+
+def test_a_readable_temp_folder_does_not_open_a_hidden_one_inside_it(layout: Layout, tmp_path: Path) -> None:
+    """A workspace in /tmp hides its neighbours; listing /tmp as readable (or the agent's files living
+    there) must not bring them back."""
+    workspace = tmp_path / "projects" / "ws"
+    workspace.mkdir(parents=True)
+    (tmp_path / "projects" / "other").mkdir()
+    policy = _policy_in(workspace, layout, AGENT_SANDBOX_READABLE=f"/tmp{os.pathsep}{tmp_path}")
+    assert (tmp_path / "projects").resolve() in policy.hidden
+    assert not policy.may_read((tmp_path / "projects" / "other" / ".env").resolve())
+    assert not any(Path("/tmp").resolve() == p or tmp_path.resolve() == p for p in policy.readable)
+
+
+@pytest.mark.parametrize("mode, bound", [(0o700, True), (0o777, False), (0o1777, True)])
+def test_the_exe_in_a_temp_folder_is_bound_back_only_where_no_one_else_can_swap_it(
+        layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: int, bound: bool) -> None:
+    app = tmp_path / "app"
+    app.mkdir()
+    app.chmod(mode)
+    (app / "deepseek-agent").write_text("the exe\n")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(app / "deepseek-agent"))
+    policy = _policy_in(layout.workspace, layout)
+    assert ((app / "deepseek-agent").resolve() in policy.readable) is bound
+
+
+def test_a_cache_others_can_change_is_not_made_readable(layout: Layout, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    (shared / "cache" / "deepseek-agent" / "native").mkdir(parents=True)
+    shared.chmod(0o777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "cache"))
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    policy = _policy_in(layout.workspace, layout)
+    assert not any(p.is_relative_to(shared.resolve()) for p in policy.readable)
