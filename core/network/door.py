@@ -31,9 +31,11 @@ if TYPE_CHECKING:
 
 _WAIT_SECONDS = 10.0  # how long the agent waits for a bubblewrapped command's door
 
-# Run inside bubblewrap before the command: ARGV is FD PORT COMMAND...
+# Run inside bubblewrap before the command: ARGV is FD PORT COMMAND... Python ignores SIGPIPE and
+# SIGXFSZ, and exec would hand that on: `yes | head` would never end.
 _DOOR_SCRIPT = (
-    "import os,socket,sys\n"
+    "import os,signal,socket,sys\n"
+    "[signal.signal(s,signal.SIG_DFL) for s in (signal.SIGPIPE,signal.SIGXFSZ)]\n"
     "fd,port=int(sys.argv[1]),int(sys.argv[2])\n"
     "door=socket.create_server(('127.0.0.1',port),backlog=128)\n"
     "channel=socket.socket(fileno=fd)\n"

@@ -174,11 +174,14 @@ def _own_in_shared_temp(hidden: list[Path]) -> list[Path]:
     """The agent's own files in a shared temp folder, which bubblewrap empties for commands: an exe
     run from /tmp, or unpacked there. Bound back only where no one else can swap them for a link to
     a secret before the sandbox is made (`private_path`), and never a folder that holds a hidden one."""
+    if sys.platform == "win32":
+        return []
     from core.frozen_imports import private_path
 
     shared = tuple(_existing(TEMP_FOLDERS))
     return [p for p in _existing(_interpreter()) if _within(p, shared) and not _within(p, tuple(hidden))
-            and private_path(str(p if p.is_dir() else p.parent)) and not any(h.is_relative_to(p) for h in hidden)]
+            and private_path(str(p if p.is_dir() else p.parent)) and p.stat().st_uid in (os.geteuid(), 0)
+            and not any(h.is_relative_to(p) for h in hidden)]
 
 
 def _interpreter() -> list[Path]:

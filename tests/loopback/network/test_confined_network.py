@@ -131,6 +131,15 @@ def test_a_server_the_command_starts_on_its_loopback_answers_it(layout: Layout, 
     assert not network.proxy().decisions  # loopback went direct, not through the proxy
 
 
+def test_a_proxied_command_dies_of_a_closed_pipe_as_anywhere(layout: Layout, backend: str,
+                                                              network: SessionNetwork) -> None:
+    """The door made before the command (bubblewrap's runs in Python, which ignores SIGPIPE) hands
+    the command the default signals: a writer into a closed pipe ends instead of erring forever."""
+    code, shown = _out("yes | head -n 2; grep SigIgn /proc/self/status", layout, _proxied(layout, backend, network))
+    assert code == 0 and shown.startswith("y\ny\n") and "Broken pipe" not in shown, shown
+    assert not int(shown.split()[-1], 16) & (1 << 12 | 1 << 24), shown  # SIGPIPE 13, SIGXFSZ 25
+
+
 def test_network_on_is_open_and_off_has_no_proxy(layout: Layout, backend: str, network: SessionNetwork) -> None:
     proxy = network.proxy()
     with stand_in() as port:

@@ -181,13 +181,20 @@ def test_a_readable_temp_folder_does_not_open_a_hidden_one_inside_it(layout: Lay
     assert not any(Path("/tmp").resolve() == p or tmp_path.resolve() == p for p in policy.readable)
 
 
-@pytest.mark.parametrize("mode, bound", [(0o700, True), (0o777, False), (0o1777, True)])
+@pytest.mark.parametrize("mode, owner, bound", [(0o700, None, True), (0o777, None, False), (0o1777, None, True),
+                                                (0o1777, 4242, False)])
 def test_the_exe_in_a_temp_folder_is_bound_back_only_where_no_one_else_can_swap_it(
-        layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: int, bound: bool) -> None:
+        layout: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: int, owner: int | None,
+        bound: bool) -> None:
+    """In a sticky folder another user's file could still be swapped by them for a link."""
     app = tmp_path / "app"
     app.mkdir()
     app.chmod(mode)
     (app / "deepseek-agent").write_text("the exe\n")
+    if owner is not None:
+        if os.geteuid() != 0:
+            pytest.skip("only root can give a file to another user")
+        os.chown(app / "deepseek-agent", owner, owner)
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "executable", str(app / "deepseek-agent"))
     policy = _policy_in(layout.workspace, layout)
