@@ -230,13 +230,22 @@ def prune_runtimes(root: str, keep: str, now: float) -> None:
             continue
 
 
-def mark_runtime_used() -> None:
-    """At every start of an exe that runs from its unpacked runtime (hooks/bootloader): its marker's
-    time says when it was last started; the first start of a new runtime prunes the old ones."""
+def started_from_runtime() -> str | None:
+    """The unpacked runtime (hooks/bootloader) the running exe was started from, in the runtime
+    root; None for a temporary folder, deleted at exit, or when not the exe."""
     home, root = getattr(sys, "_MEIPASS", None), runtime_root()
     if not home or not root or os.path.normcase(os.path.dirname(home)) != os.path.normcase(root) or \
             len(os.path.basename(home)) != 32:
-        return  # a temporary folder, deleted at exit
+        return None
+    return home
+
+
+def mark_runtime_used() -> None:
+    """At every start of an exe that runs from its unpacked runtime (hooks/bootloader): its marker's
+    time says when it was last started; the first start of a new runtime prunes the old ones."""
+    home = started_from_runtime()
+    if home is None:
+        return
     marker = os.path.join(home, USED_MARKER)
     try:
         os.utime(marker)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import socket
 import sys
 from collections.abc import Callable
@@ -76,12 +77,19 @@ class Door:
         return [sys.executable, "-I", "-S", "-c", _DOOR_SCRIPT, *given]
 
     def environment(self) -> dict[str, str]:
-        """What `wrapped`'s first program needs in its environment. The exe started by its own process
-        counts itself that process's sub-process and expects its unpacked runtime as the parent
-        left it; inside the sandbox that runtime's folders may look like nobody's (unprivileged
-        bubblewrap maps only the user), so it must start as a program of its own: PyInstaller's
-        documented reset, which the exe removes from its environment before the command runs."""
-        return {"PYINSTALLER_RESET_ENVIRONMENT": "1"} if self.proxy is not None and getattr(sys, "frozen", False) else {}
+        """What `wrapped`'s first program needs in its environment, all of which the exe removes
+        before the command runs. The exe started by its own process counts itself a sub-process
+        and expects the runtime as the parent left it; inside the sandbox it starts as a program of
+        its own (PyInstaller's documented reset). Unprivileged bubblewrap maps only the user, so
+        root's folders look like nobody's there and the bootloader could not check the runtime's
+        path again: it is told the root this agent was started from (hooks/bootloader)."""
+        if self.proxy is None or not getattr(sys, "frozen", False):
+            return {}
+        from core.frozen_imports import started_from_runtime
+
+        home = started_from_runtime()
+        checked = {"DEEPSEEK_AGENT_RUNTIME_CHECKED": os.path.dirname(home)} if home else {}
+        return {"PYINSTALLER_RESET_ENVIRONMENT": "1", **checked}
 
     def open(self, wait: bool = False) -> bool:
         """Take the door the child made and serve it; `wait` for one made after the command

@@ -46,6 +46,7 @@
 #include "pyi_utils.h"
 
 #define OPTION_NAME "pyi-persistent-runtime "
+#define CHECKED_VARIABLE "DEEPSEEK_AGENT_RUNTIME_CHECKED"
 
 /* The option's value when it is a hex id of 8 to 64 digits (it becomes a folder name). */
 static const char *
@@ -154,6 +155,25 @@ _is_private_path(const char *path)
             return true;
         }
     }
+#endif
+}
+
+/* Whether the agent that started this process inside its sandbox (core/network/door.py) names
+ * `root` as the runtime root it was itself started from, so checked: unprivileged bubblewrap maps
+ * only the user, and inside it root's folders look like nobody's to `_is_private_path`. The runtime
+ * folder's own checks still hold. Kept for the restart on Linux; the program's runtime hook removes
+ * it (hooks/rthook_library_path.py), so that the command never sees it. */
+static bool
+_checked_by_the_agent(const char *root)
+{
+#ifdef _WIN32
+    (void)root;
+    return false;
+#else
+    char *given = pyi_getenv(CHECKED_VARIABLE);
+    bool same = given != NULL && strcmp(given, root) == 0;
+    free(given);
+    return same;
 #endif
 }
 
@@ -347,7 +367,10 @@ pyi_persistent_runtime_prepare(struct PYI_CONTEXT *pyi_ctx)
     char root[PYI_PATH_MAX];
     char target[PYI_PATH_MAX];
 
-    if (id == NULL || _is_elevated(pyi_ctx) || _runtime_root(root) < 0 || !_is_private_path(root)) {
+    if (id == NULL || _is_elevated(pyi_ctx) || _runtime_root(root) < 0) {
+        return -1;
+    }
+    if (!_checked_by_the_agent(root) && !_is_private_path(root)) {
         return -1;
     }
     for (entry = archive->toc; entry < archive->toc_end; entry = pyi_archive_next_toc_entry(archive, entry)) {

@@ -267,6 +267,10 @@ def test_a_cache_others_can_change_is_not_run_from(exe: Exe, tmp_path: Path) -> 
     (tmp_path / "tmp").mkdir()
     _version(exe, tmp_path, shared / USER_CACHE)
     assert not _runtimes(exe, shared / USER_CACHE).exists()
+    # what the agent tells the exe it starts in its sandbox counts only for the runtime root it names
+    done = exe.run(["--version"], tmp_path, DEEPSEEK_AGENT_RUNTIME_CHECKED=str(tmp_path / "elsewhere"),
+                   **_places(tmp_path, shared / USER_CACHE))
+    assert done.returncode == 0 and not _runtimes(exe, shared / USER_CACHE).exists()
     shared.chmod(0o1777)  # sticky: only an entry's owner may rename it
     _version(exe, tmp_path, shared / USER_CACHE)
     _one_runtime(_runtimes(exe, shared / USER_CACHE))
@@ -339,9 +343,10 @@ def test_a_command_under_bubblewrap_reaches_the_proxy(exe: Exe, tmp_path: Path, 
 
 def test_a_user_s_command_under_bubblewrap_reaches_the_proxy(exe: Exe, server: ScriptedServer) -> None:
     """The same as another user than root, with a home below a folder root owns: unprivileged
-    bubblewrap maps only the user, so inside it root's folders look like nobody's, the runtime's
-    check refuses them, and the exe making the door starts as a program of its own (a fresh
-    unpacking in the command's temp folder) rather than as the agent's sub-process."""
+    bubblewrap maps only the user, so inside it root's folders look like nobody's and the
+    runtime's check would refuse them. The exe making the door starts as a program of its own,
+    told the runtime the agent checked: it runs from there (no unpacking in the command's temp
+    folder), and the command inherits none of what told it."""
     if exe.wine or sys.platform == "win32":
         pytest.skip("bubblewrap is Linux's")
     if os.geteuid() != 0 or shutil.which("setpriv") is None or not bwrap.works():
@@ -358,9 +363,9 @@ def test_a_user_s_command_under_bubblewrap_reaches_the_proxy(exe: Exe, server: S
         shutil.copy2(exe.path, app / exe.path.name)
         (app / ".env").write_text(f"DEEPSEEK_API_KEY={TEST_KEY}\nDEEPSEEK_BASE_URL={server.url}\nAGENT_SANDBOX=bwrap\n",
                                   encoding="utf-8")
-        server.add(Reply(call_events([("run_shell", {"command": 'exec 3<>"/dev/tcp/127.0.0.1/${HTTPS_PROXY##*:}" '
-                                                                '&& echo "door open: 门开了"'})])),
-                   Reply(text_events("ok")))
+        command = ('exec 3<>"/dev/tcp/127.0.0.1/${HTTPS_PROXY##*:}" && echo "door open: 门开了"; '
+                   'ls -a "$TMPDIR"; env | grep -e DEEPSEEK_AGENT -e PYINSTALLER -e _PYI_APPLICATION')
+        server.add(Reply(call_events([("run_shell", {"command": command})])), Reply(text_events("ok")))
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8", "NO_COLOR": "1",
                "AGENT_SESSIONS_DIR": str(home / "sessions")}
         done = subprocess.run(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups",
@@ -369,6 +374,7 @@ def test_a_user_s_command_under_bubblewrap_reaches_the_proxy(exe: Exe, server: S
         assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
         output = server.requests[1]["input"][-1]["output"]
         assert "door open: 门开了" in output, output
+        assert "_MEI" not in output and "DEEPSEEK_AGENT" not in output and "PYINSTALLER" not in output, output
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
