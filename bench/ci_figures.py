@@ -24,6 +24,8 @@ from bench.measurements import MEASUREMENTS, provenance, write_or_explain
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # pytest's last line, bare (-q) or between '=' rules: "992 passed, 7 skipped, 2 warnings in 328.12s (0:05:28)"
 SUMMARY = re.compile(r"^=*\s*((?:\d+ [a-z]+(?:, )?)+) in [\d.]+s\b.*?=*\s*$")
+# tests/windows.py's line before it runs again the tests wine could not start a process for
+RERUN = re.compile(r"^wine could not start a process in \d+ test")
 
 
 @dataclass(frozen=True)
@@ -34,11 +36,18 @@ class Step:
 
 
 def pytest_summary(text: str) -> str:
-    """The counts of pytest's final summary line in `text` (the last one, if it ran more than once)."""
-    found = [m.group(1).rstrip(", ") for line in text.splitlines() if (m := SUMMARY.match(ANSI.sub("", line)))]
+    """The counts of pytest's final summary line in `text` (the last one, if it ran more than once);
+    where the Windows tier ran again what wine could not start, the whole run's and the rerun's."""
+    lines = [ANSI.sub("", line) for line in text.splitlines()]
+    found = [(n, m.group(1).rstrip(", ")) for n, line in enumerate(lines) if (m := SUMMARY.match(line))]
     if not found:
         raise ValueError("no pytest summary line (such as '12 passed in 3.4s') in it")
-    return found[-1]
+    rerun = next((n for n, line in enumerate(lines) if RERUN.match(line)), None)
+    before = [counts for n, counts in found if rerun is not None and n < rerun]
+    after = [counts for n, counts in found if rerun is not None and n > rerun]
+    if before and after:
+        return f"{before[-1]}; run again, as wine could not start a process: {after[-1]}"
+    return found[-1][1]
 
 
 def duration(seconds: int) -> str:

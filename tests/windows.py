@@ -103,6 +103,12 @@ def set_up(build_exe: bool) -> Path | None:
     return Path(built.stdout.strip().splitlines()[-1])
 
 
+def rerun_note(count: int) -> str:
+    """What the runner says before it runs `count` tests again (bench/ci_figures.py reads it)."""
+    return (f"wine could not start a process in {count} test(s) ({WINE_START_FAILURE}: the new process ended before "
+            "it ran); running them once more")
+
+
 def failed_tests(records: Path) -> list[dict[str, str]]:
     """What tests.support.failed_tests wrote: one record per failed test phase."""
     if not records.is_file():
@@ -148,8 +154,7 @@ def main(argv: list[str]) -> int:
         again = wine_start_failures(failed_tests(records)) if status == 1 else []
         if not again:
             return status
-        print(f"wine could not start a process in {len(again)} test(s) ({WINE_START_FAILURE}: the new process "
-              "ended before it ran); running them once more", flush=True)
+        print(rerun_note(len(again)), flush=True)
         records.unlink()
         return run_pytest(["-q", *again], env)
 

@@ -14,6 +14,7 @@ import pytest
 
 from bench import ci_figures, measurements, unit_tier
 from core import protocol
+from tests import windows
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -255,6 +256,13 @@ def test_the_command_line_puts_stdin_into_a_block(tmp_path: Path, monkeypatch: p
 def test_ci_figures_reads_pytests_summary_line(line: str, counts: str) -> None:
     log = f"tests/unit/test_x.py ....\n12 passed in 9.0s\nmore output\n{line}\n"
     assert ci_figures.pytest_summary(log) == counts
+
+
+def test_ci_figures_reads_a_windows_tier_that_ran_again_what_wine_could_not_start() -> None:
+    log = (f"....F....\n1 failed, 3256 passed, 958 skipped in 855.78s (0:14:15)\n{windows.rerun_note(1)}\n"
+           "Windows CPython under wine: pytest -q tests/e2e/test_exe.py::test_x\n.\n1 passed in 2.99s\n")
+    assert ci_figures.pytest_summary(log) == ("1 failed, 3256 passed, 958 skipped; run again, as wine could not start "
+                                              "a process: 1 passed")
 
 
 def test_ci_figures_writes_the_ci_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
