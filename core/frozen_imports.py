@@ -104,6 +104,12 @@ def private_path(path: str) -> bool:
     return True
 
 
+def usable_cache_root() -> Path | None:
+    """The extension cache the exe uses (`cache_root`), or None where others could change it."""
+    cache = cache_root()
+    return cache if private_path(str(cache)) else None
+
+
 def sha256(data: bytes) -> str:
     """The standard library's own SHA-256, not OpenSSL's: loading OpenSSL may be what is verified."""
     try:
@@ -347,8 +353,8 @@ class PackedFinder:
         if self._roots is None:
             from pathlib import Path
 
-            cache = cache_root()
-            self._roots = (([cache] if private_path(str(cache)) else [])
+            cache = usable_cache_root()
+            self._roots = (([cache] if cache is not None else [])
                            + ([Path(sys._MEIPASS) / "_packed"] if hasattr(sys, "_MEIPASS") else []))
         return self._roots
 

@@ -73,6 +73,8 @@ def wine_session(env: dict[str, str]) -> Iterator[None]:
 
 # What CreateProcess says under wine when the new process died before it started.
 WINE_START_FAILURE = "[WinError 1359]"
+# Where tests.support.failed_tests writes (this script runs without the repository on sys.path).
+FAILED_TESTS_VARIABLE = "FAILED_TESTS_FILE"
 
 
 def windows_path(path: Path) -> str:
@@ -149,7 +151,7 @@ def main(argv: list[str]) -> int:
         env["DEEPSEEK_AGENT_EXE"] = windows_path(exe)
     with wine_session(env), tempfile.TemporaryDirectory() as folder:
         records = Path(folder) / "failed.jsonl"
-        env["FAILED_TESTS_FILE"] = windows_path(records)
+        env[FAILED_TESTS_VARIABLE] = windows_path(records)
         status = run_pytest(args, env)
         again = wine_start_failures(failed_tests(records)) if status == 1 else []
         if not again:

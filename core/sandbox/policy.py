@@ -98,10 +98,11 @@ class Policy:
             protected.append(Path(settings.mcp_config).expanduser().resolve())
         # a home folder that is the workspace (or inside a writable folder) is the user's choice to share
         hidden = [h for h in [*homes, *_beside(root, homes)] if not any(h.is_relative_to(w) for w in writable)]
+        interpreter = _existing(_interpreter())
         readable = [home / p for home in homes for p in READABLE_HOME]
-        readable += [*_interpreter(), *_on_path(hidden), *_listed(settings.sandbox_readable)]
+        readable += [*interpreter, *_on_path(hidden), *_listed(settings.sandbox_readable)]
         readable = [p for p in _existing(readable) if _within(p, tuple(hidden))]
-        readable += _own_in_shared_temp(hidden)
+        readable += _own_in_shared_temp(interpreter, hidden)
         return cls(workspace=root, writable=tuple(writable), denied=tuple(denied),
                    devices=tuple(_existing(DEVICES)), network=settings.network != "off",
                    proxied=settings.network == "proxied", temp=own_temp,
@@ -170,16 +171,17 @@ def _beside(root: Path, homes: list[Path]) -> list[Path]:
     return [parent]
 
 
-def _own_in_shared_temp(hidden: list[Path]) -> list[Path]:
-    """The agent's own files in a shared temp folder, which bubblewrap empties for commands: an exe
-    run from /tmp, or unpacked there. Bound back only where no one else can swap them for a link to
-    a secret before the sandbox is made (`private_path`), and never a folder that holds a hidden one."""
+def _own_in_shared_temp(interpreter: list[Path], hidden: list[Path]) -> list[Path]:
+    """The agent's own files (`interpreter`) in a shared temp folder, which bubblewrap empties for
+    commands: an exe run from /tmp, or unpacked there. Bound back only where no one else can swap
+    them for a link to a secret before the sandbox is made (`private_path`), and never a folder that
+    holds a hidden one."""
     if sys.platform == "win32":
         return []
     from core.frozen_imports import private_path
 
     shared = tuple(_existing(TEMP_FOLDERS))
-    return [p for p in _existing(_interpreter()) if _within(p, shared) and not _within(p, tuple(hidden))
+    return [p for p in interpreter if _within(p, shared) and not _within(p, tuple(hidden))
             and private_path(str(p if p.is_dir() else p.parent)) and p.stat().st_uid in (os.geteuid(), 0)
             and not any(h.is_relative_to(p) for h in hidden)]
 
@@ -190,10 +192,10 @@ def _interpreter() -> list[Path]:
     file, its unpacked runtime (`sys.prefix`) and the extensions it extracted (core/frozen_imports.py)."""
     found = [Path(sys.prefix), Path(sys.base_prefix)]
     if getattr(sys, "frozen", False):
-        from core.frozen_imports import cache_root, private_path
+        from core.frozen_imports import usable_cache_root
 
-        found.append(Path(sys.executable))
-        found += [cache_root()] if private_path(str(cache_root())) else []  # else the exe does not use it
+        cache = usable_cache_root()  # one others could change the exe does not use
+        found += [Path(sys.executable), *([cache] if cache is not None else [])]
     return found
 
 

@@ -65,3 +65,7 @@ def test_only_a_run_whose_every_failure_is_a_wine_start_failure_runs_again(tmp_p
 
 def test_a_run_that_recorded_nothing_has_no_failures(tmp_path: Path) -> None:
     assert windows.failed_tests(tmp_path / "never-written.jsonl") == []
+
+
+def test_the_runner_names_the_file_the_plugin_writes() -> None:
+    assert windows.FAILED_TESTS_VARIABLE == FILE_VARIABLE
